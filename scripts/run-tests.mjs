@@ -1,0 +1,25 @@
+// Runs the vitest suite and ends with the plain line CI reads: "N passed, N failed".
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dir = mkdtempSync(join(tmpdir(), "tenexd-vitest-"));
+const out = join(dir, "results.json");
+const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)];
+const run = spawnSync("npx", args, { stdio: "inherit" });
+
+let passed = 0;
+let failed = 0;
+try {
+  const r = JSON.parse(readFileSync(out, "utf8"));
+  passed = r.numPassedTests;
+  failed = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  // A suite that fails to load has no tests but must still count as a failure.
+  for (const s of r.testResults ?? []) if (s.status === "failed" && s.assertionResults.length === 0) failed++;
+} catch {
+  failed = Math.max(failed, 1);
+}
+rmSync(dir, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(run.status === 0 && failed === 0 ? 0 : 1);

@@ -1,0 +1,97 @@
+// The in-memory shape of one conversation: the fold of its log records.
+//
+// Discipline: `decide*` functions elsewhere in src/ are pure (state + input + time in, records
+// out). Only `applyRecord` (conversation-reducer.ts) changes a Conversation, in place, so an
+// append stays O(1) however long the history is. Replaying the log through applyRecord yields
+// exactly the state the live daemon had.
+
+import type {
+  CompletionRecord, EventRecord, PhaseRecord, PhaseRefusedRecord,
+} from "./records.js";
+import type { Phase } from "./types.js";
+
+/** An event in a conversation, with its arrival position `n` in the log. */
+export type StoredEvent = EventRecord;
+
+export interface PhaseState {
+  phase: Phase;
+  transitions: PhaseRecord[];
+  refused: PhaseRefusedRecord[];
+  readFiles: string[];
+}
+
+export type TurnStatus = "open" | "completed" | "timeout" | "cancelled";
+
+export interface Turn {
+  turnId: string;
+  /** 1-based turn number within the conversation. */
+  number: number;
+  phase: Phase;
+  agents: string[];
+  reason: string;
+  startedAt: number;
+  deadline?: number;
+  /** Keyed by completion event id, so the same completion counts once. */
+  completions: Map<string, CompletionRecord>;
+  status: TurnStatus;
+  endedAt?: number;
+  endReason?: string;
+}
+
+export interface TurnsState {
+  turns: Turn[];
+  /** Index of turns by id. */
+  byId: Map<string, Turn>;
+}
+
+export interface ExecState {
+  /** Closed sessions, summed, in ms. */
+  totalMs: number;
+  /** Start of the open session, if one is open. */
+  openSince?: number;
+  /** Last proof of life of the open session (start or heartbeat). */
+  lastBeat?: number;
+}
+
+/** One agent's view of the conversation, keyed by pubkey. */
+export interface AgentView {
+  pubkey: string;
+  /** Log position up to which the agent has seen the conversation (0 = never looked). */
+  cursor: number;
+  /** Claude session id to resume for this agent. */
+  session?: string;
+  /** Log position up to which the agent has read (unread tracking). */
+  readSeq: number;
+  /** Event ids the agent has acknowledged. */
+  acks: Set<string>;
+}
+
+export type ConversationStatus = "open" | "closed" | "completed";
+
+export interface Conversation {
+  /** Id of the root event (kind 11 or 1934). */
+  id: string;
+  /** Kind of the root, once known (a reply can arrive before its root). */
+  rootKind?: number;
+  title: string;
+  /** Full project coordinate `31933:<owner>:<d>`. */
+  project: string;
+  /** created_at of the root, or of the first event seen when the root is still missing. */
+  createdAt: number;
+  /** created_at of the newest event. */
+  updatedAt: number;
+  /** Events ordered by (created_at, id). */
+  events: StoredEvent[];
+  /** Index of events by id. */
+  eventsById: Map<string, StoredEvent>;
+  /** Position of the last record applied (the log's length). */
+  lastN: number;
+  phase: PhaseState;
+  turns: TurnsState;
+  exec: ExecState;
+  views: Map<string, AgentView>;
+  status: ConversationStatus;
+  archived: boolean;
+  /** Pubkeys of everyone who authored an event here. */
+  participants: Set<string>;
+}

@@ -1,0 +1,84 @@
+// Ports: what the domain needs from the outside world. Adapters implement them; the daemon
+// wires them. In-memory implementations for tests live in adapters/memory/.
+
+import type { Conversation } from "./conversation-state.js";
+import type { LogRecord } from "./records.js";
+import type { NostrEvent, UnsignedEvent } from "./types.js";
+
+/** Milliseconds since the epoch. Injected so the domain never reads the clock itself. */
+export interface Clock {
+  now(): number;
+}
+
+/** The append-only log of every conversation: the source of truth. */
+export interface ConversationLog {
+  /**
+   * Append records to a conversation's log. Resolves only once they are durable (fsync'd);
+   * concurrent appends share one fsync (group commit).
+   */
+  append(conversationId: string, records: readonly LogRecord[]): Promise<void>;
+  /**
+   * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
+   * line is repaired (cut off and kept aside), never returned.
+   */
+  read(conversationId: string, afterN?: number): Promise<LogRecord[]>;
+  /** `n` of the last intact record (0 when empty or missing): cheap, reads only the tail. */
+  lastPosition(conversationId: string): Promise<number>;
+  /** Ids of every stored conversation (active and archived). */
+  list(): Promise<{ id: string; archived: boolean }[]>;
+  /** Move a conversation's log to or from the archive. */
+  setArchived(conversationId: string, archived: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Derived SQLite index: rebuildable from the logs at any time. */
+export interface ConversationIndex {
+  /** Apply records already durable in the log. Idempotent: re-applying changes nothing. */
+  apply(conversation: Conversation, records: readonly LogRecord[]): void;
+  /** Highest log position indexed per conversation (to repair a missing tail at start). */
+  indexedPositions(): Map<string, number>;
+  /** Forget one conversation (before re-applying its whole log). */
+  drop(conversationId: string): void;
+  close(): void;
+}
+
+export interface RelayFilter {
+  ids?: string[];
+  authors?: string[];
+  kinds?: number[];
+  since?: number;
+  until?: number;
+  limit?: number;
+  [tag: `#${string}`]: string[] | undefined;
+}
+
+export interface RelaySubscription {
+  close(): void;
+}
+
+/** The relays, as the domain needs them. */
+export interface RelayGateway {
+  /** Live subscription; `onEvent` gets every event with its relay url. */
+  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void): RelaySubscription;
+  /** One-shot fetch (resolves at EOSE from every relay or on timeout). */
+  fetch(filters: RelayFilter[], timeoutMs?: number): Promise<NostrEvent[]>;
+  /** Publish; resolves with the relays that accepted it (OK true). */
+  publish(ev: NostrEvent): Promise<string[]>;
+}
+
+/** Signs events for one key. */
+export interface Signer {
+  readonly pubkey: string;
+  sign(ev: UnsignedEvent): Promise<NostrEvent>;
+}
+
+/** Resolves `nostr:nevent…` / `naddr…` / `note…` references for context building. */
+export interface EntityFetcher {
+  /** The referenced event, or undefined when it cannot be had. Never throws. */
+  fetch(bech32: string): Promise<NostrEvent | undefined>;
+}
+
+/** Verifies id and signature of an event. */
+export interface EventVerifier {
+  verify(ev: NostrEvent): boolean | Promise<boolean>;
+}

@@ -1,0 +1,149 @@
+// The conversation log is a sequence of records: every signed event received or published,
+// and every state change. Conversation state is a pure fold over these records
+// (see conversation-reducer.ts), so replaying a log rebuilds exactly the live state.
+//
+// Every record carries `n`: its position in its conversation's log (1, 2, 3, …). An event's
+// `n` is its arrival sequence, which is what agent cursors point at (never array positions).
+// `at` is epoch milliseconds from the injected clock.
+
+import type { NostrEvent, Phase } from "./types.js";
+
+interface Base {
+  n: number;
+  at: number;
+}
+
+/** A signed event, verbatim. `origin` says whether it came from a relay or was published here. */
+export interface EventRecord extends Base {
+  t: "event";
+  ev: NostrEvent;
+  origin: "relay" | "local";
+}
+
+export interface PhaseRecord extends Base {
+  t: "phase";
+  from: Phase;
+  to: Phase;
+  /** Pubkey of whoever asked for the change. */
+  by: string;
+  /** The transition message, kept byte for byte. */
+  message: string;
+  reason: string;
+  /** Event that carried the request, when there was one. */
+  eventId?: string;
+  /** Turn number this phase change belongs to, when the orchestrator routed it. */
+  turn?: number;
+}
+
+export interface PhaseRefusedRecord extends Base {
+  t: "phase_refused";
+  from: Phase;
+  to: Phase;
+  by: string;
+  message: string;
+  /** Why it was refused (e.g. "transition plan→chat is not allowed"). */
+  reason: string;
+  eventId?: string;
+}
+
+export interface TurnStartRecord extends Base {
+  t: "turn_start";
+  turnId: string;
+  phase: Phase;
+  /** Pubkeys of the agents routed in this turn. */
+  agents: string[];
+  reason: string;
+  /** Deadline (epoch ms) after which the turn times out, if any. */
+  deadline?: number;
+}
+
+export interface CompletionRecord extends Base {
+  t: "completion";
+  turnId: string;
+  /** The `tool=complete` event id: completions are idempotent by this key. */
+  eventId: string;
+  agent: string;
+  message: string;
+}
+
+export interface TurnEndRecord extends Base {
+  t: "turn_end";
+  turnId: string;
+  status: "completed" | "timeout" | "cancelled";
+  reason?: string;
+}
+
+/** An agent's view moved: it has now seen everything up to log position `seq`. */
+export interface CursorRecord extends Base {
+  t: "cursor";
+  agent: string;
+  seq: number;
+  /** Claude session id to keep for this agent, when the trigger carried one. */
+  session?: string;
+}
+
+/** Read mark (unread = messages after it) or a per-message ack. */
+export interface ReadRecord extends Base {
+  t: "read";
+  agent: string;
+  /** Log position up to which the agent has read. */
+  seq: number;
+}
+
+export interface AckRecord extends Base {
+  t: "ack";
+  agent: string;
+  eventId: string;
+}
+
+export interface StatusRecord extends Base {
+  t: "status";
+  status: "open" | "closed" | "completed";
+  by?: string;
+  reason?: string;
+}
+
+export interface ArchiveRecord extends Base {
+  t: "archive";
+  archived: boolean;
+}
+
+/** Execution-time sessions: start, heartbeat (proof of life), stop. */
+export interface ExecRecord extends Base {
+  t: "exec";
+  op: "start" | "beat" | "stop";
+}
+
+/** Outbox bookkeeping: a locally published event was accepted by a relay. */
+export interface SentRecord extends Base {
+  t: "sent";
+  eventId: string;
+  relay: string;
+}
+
+/** Read files noted by agents (cleared by reflection→chat). */
+export interface ReadFileRecord extends Base {
+  t: "read_file";
+  path: string;
+}
+
+export type LogRecord =
+  | EventRecord
+  | PhaseRecord
+  | PhaseRefusedRecord
+  | TurnStartRecord
+  | CompletionRecord
+  | TurnEndRecord
+  | CursorRecord
+  | ReadRecord
+  | AckRecord
+  | StatusRecord
+  | ArchiveRecord
+  | ExecRecord
+  | SentRecord
+  | ReadFileRecord;
+
+export type RecordType = LogRecord["t"];
+
+/** A record before the conversation assigns its position. */
+export type NewRecord = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, "n"> : never) : never;
