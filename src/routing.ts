@@ -1,0 +1,55 @@
+// Which agent an inbound conversation event triggers (DESIGN.md §2). Only the owner,
+// whitelisted users and the project's agents may trigger anything; agent chatter that
+// addresses no other agent is recorded but never executed, which is what stops loops.
+
+import { isConversationKind, startsConversation } from "./kinds.js";
+import { mentionedPubkeys } from "./tags.js";
+import type { AgentInfo, NostrEvent, ProjectInfo } from "./types.js";
+
+export type RejectReason = "not_authorised" | "not_a_conversation_event";
+
+export type TriggerDecision =
+  | { action: "trigger"; agent: AgentInfo; addressed: AgentInfo[]; reason: string }
+  | { action: "record"; addressed: AgentInfo[]; reason: string }
+  | { action: "reject"; reason: RejectReason };
+
+export const agentByPubkey = (project: ProjectInfo, pubkey: string): AgentInfo | undefined =>
+  project.agents.find((a) => a.pubkey === pubkey);
+
+export const orchestratorOf = (project: ProjectInfo): AgentInfo | undefined =>
+  project.agents.find((a) => a.isOrchestrator);
+
+export const isAuthorised = (project: ProjectInfo, pubkey: string): boolean =>
+  pubkey === project.ownerPubkey || project.whitelist.includes(pubkey) || agentByPubkey(project, pubkey) !== undefined;
+
+/** Every p-tagged project agent except the author, in tag order; unknown pubkeys are skipped. */
+export function addressedAgents(ev: NostrEvent, project: ProjectInfo): AgentInfo[] {
+  const out: AgentInfo[] = [];
+  for (const pk of mentionedPubkeys(ev.tags)) {
+    const agent = pk === ev.pubkey ? undefined : agentByPubkey(project, pk);
+    if (agent) out.push(agent);
+  }
+  return out;
+}
+
+function toOrchestrator(ev: NostrEvent, project: ProjectInfo, addressed: AgentInfo[], why: string): TriggerDecision {
+  const orchestrator = orchestratorOf(project);
+  if (!orchestrator) return { action: "record", addressed, reason: `${why}; the project has no orchestrator` };
+  // The orchestrator never triggers itself: that would be a loop of one.
+  if (orchestrator.pubkey === ev.pubkey) return { action: "record", addressed, reason: `${why}; authored by the orchestrator` };
+  return { action: "trigger", agent: orchestrator, addressed, reason: `${why}: orchestrator` };
+}
+
+export function decideTrigger(ev: NostrEvent, project: ProjectInfo): TriggerDecision {
+  if (!isConversationKind(ev.kind)) return { action: "reject", reason: "not_a_conversation_event" };
+  if (!isAuthorised(project, ev.pubkey)) return { action: "reject", reason: "not_authorised" };
+
+  const addressed = addressedAgents(ev, project);
+  const first = addressed[0];
+  if (first) return { action: "trigger", agent: first, addressed, reason: `p-tagged agent ${first.slug}` };
+  if (startsConversation(ev.kind)) return toOrchestrator(ev, project, addressed, "new conversation addressing no agent");
+  if (agentByPubkey(project, ev.pubkey)) {
+    return { action: "record", addressed, reason: "agent reply addressing no other agent: recorded, not executed" };
+  }
+  return toOrchestrator(ev, project, addressed, "reply addressing no agent");
+}
