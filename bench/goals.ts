@@ -1,0 +1,38 @@
+// The goals each figure is measured against (DESIGN.md §7 and the issues), and TENEX's own
+// figures on this machine where the design gives them. Kept apart from the measuring code so
+// the table can say "met" or "missed" without each benchmark judging itself.
+
+export interface Goal {
+  op: ">=" | "<=";
+  value: number;
+  /** TENEX's ConversationManager on the same workload, where measured (DESIGN.md §7). */
+  tenex?: string;
+}
+
+export const GOALS: Readonly<Record<string, Goal>> = {
+  ingest_1x5000_evps: { op: ">=", value: 3000, tenex: "19.5 ev/s" },
+  ingest_1x5000_tail_ratio: { op: "<=", value: 1.5, tenex: "last 100 at 117 ms each" },
+  ingest_200x50_evps: { op: ">=", value: 10000, tenex: "502 ev/s (no fsync)" },
+  ingest_relay_200x50_evps: { op: ">=", value: 5000, tenex: "502 ev/s (no verification, no fsync)" },
+  catchup_10k_ratio: { op: ">=", value: 0.8 },
+  restart_10k_ms: { op: "<=", value: 100, tenex: "311 ms" },
+  restart_10k_rss_mb: { op: "<=", value: 100, tenex: "208 MB" },
+  restart_1m_ms: { op: "<=", value: 1000 },
+  agent_context_first_ms: { op: "<=", value: 20, tenex: "168 ms" },
+  agent_context_incremental_ms: { op: "<=", value: 2, tenex: "135 ms" },
+  unread_1m_ms: { op: "<=", value: 1 },
+  inbox_1m_ms: { op: "<=", value: 5 },
+  stats_1m_ms: { op: "<=", value: 50 },
+  status_1m_ms: { op: "<=", value: 50 },
+};
+
+export function verdict(name: string, value: number): "met" | "missed" | "" {
+  const g = GOALS[name];
+  if (!g) return "";
+  return (g.op === ">=" ? value >= g.value : value <= g.value) ? "met" : "missed";
+}
+
+export function goalText(name: string): string {
+  const g = GOALS[name];
+  return g ? `${g.op === ">=" ? "≥" : "≤"} ${g.value}` : "";
+}

@@ -1,0 +1,9 @@
+// The unsigned events agents publish; the daemon signs them with the agent's key.
+
+export type { EventRef, MessagingOptions } from "./common.js";
+export { buildReply, buildCompletion, type ReplyInput, type CompletionInput } from "./reply.js";
+export { buildRoot, type RootInput } from "./root.js";
+export { buildStatusHeartbeat, type HeartbeatInput } from "./heartbeat.js";
+export {
+  checkOutgoingLimits, utf8ByteLength, OutgoingLimitError, type OutgoingLimits, type LimitField,
+} from "./limits.js";

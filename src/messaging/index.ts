@@ -1,0 +1,13 @@
+// Messaging rules (DESIGN.md §2 "Messaging extensions"): pure, state in, decision out.
+
+export { directKey, decideDirect, type DirectDecision, type DirectEntry, type DirectRegistry } from "./direct.js";
+export { inScope, isRecipient, recipientsOf, scopeRecipients, type MessageAddressing } from "./scope.js";
+export { threadOf, type ThreadEntry } from "./threads.js";
+export { compareInbox, priorityRank, type InboxItem } from "./priority.js";
+export { formatConversationAlias, formatMessageAlias, parseAlias, type AliasKind } from "./aliases.js";
+export { isExpired, isPastExpiry, isUnread, type UnreadCandidate } from "./unread.js";
+export {
+  decideBackpressure, decideStallEscalation, escalationMessage,
+  type Escalation, type FlagDecision, type FlagState,
+} from "./escalation.js";
+export { decideHandoff, handoffMessage, type HandoffDecision, type HandoffRequest, type HandoffText } from "./handoff.js";
