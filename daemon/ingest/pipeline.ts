@@ -1,0 +1,107 @@
+// The inbound path every event takes, in this order, before it touches any state:
+//   edge checks (shape, size, kinds) → id + signature (worker pool) → project → authorisation
+//   → the conversation's queue → records folded and appended → durable → acknowledged.
+// A rejected event is counted with its reason and changes nothing else.
+
+import type { Conversation } from "../../src/conversation-state.js";
+import { decideAddEvent } from "../../src/conversation.js";
+import { projectOf } from "../../src/coordinate.js";
+import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
+import type { Clock, EventVerifier } from "../../src/ports.js";
+import type { NewRecord } from "../../src/records.js";
+import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
+import { isCompletion } from "../../src/tags.js";
+import { decideCompletion } from "../../src/turns.js";
+import type { NostrEvent, ProjectInfo } from "../../src/types.js";
+import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { conversationIdOf } from "./conversation-of.js";
+import type { ConversationQueues } from "./conversation-queues.js";
+import type { IngestCounters } from "./counters.js";
+
+export type IngestOutcome =
+  | { status: "accepted"; eventId: string; conversationId: string }
+  | { status: "duplicate"; eventId: string }
+  | { status: "ignored"; reason: string; eventId?: string }
+  | { status: "rejected"; reason: string; detail: string; eventId?: string };
+
+/** Called once an accepted event is durable: the point where it may have effects. */
+export type OnAcknowledged = (conv: Conversation, ev: NostrEvent, decision: TriggerDecision) => void;
+
+export interface PipelineDeps {
+  project: ProjectInfo;
+  limits: Limits;
+  verifier: EventVerifier;
+  store: ConversationStore;
+  queues: ConversationQueues;
+  counters: IngestCounters;
+  clock: Clock;
+  onAcknowledged: OnAcknowledged;
+  /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
+  onUnknownRoot?: (rootId: string) => void;
+}
+
+export class IngestPipeline {
+  constructor(private readonly d: PipelineDeps) {}
+
+  /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
+  async ingest(raw: unknown, origin: "relay" | "local" = "relay", relay?: string): Promise<IngestOutcome> {
+    const now = this.d.clock.now();
+    const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
+    if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
+    const ev = edge.event;
+    if (!(await this.d.verifier.verify(ev))) return this.reject("bad_signature", "id or signature does not verify", ev.id, relay);
+    if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
+
+    const convId = conversationIdOf(ev);
+    if (!convId) return this.reject("bad_tag_shape", "reply without a hex `E` root tag", ev.id, relay);
+    const coord = projectOf(ev.tags);
+    // Relays deliver other projects' events too (live delivery ignores #a filters).
+    if (coord !== undefined && coord !== this.d.project.coordinate) return this.ignore("other_project", ev.id);
+    if (coord === undefined && !this.d.store.has(convId)) return this.ignore("no_project_tag", ev.id);
+
+    const decision = decideTrigger(ev, this.d.project);
+    if (decision.action === "reject") return this.reject(decision.reason, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
+
+    // The queue task folds and appends but does not wait for the fsync: the next event of the
+    // same conversation proceeds at once and many share one fsync (group commit). The effects
+    // (acknowledgement, triggers) wait for durability, outside the queue.
+    const staged = await this.d.queues.run(convId, () => this.stage(convId, ev, origin, now));
+    if (!staged) {
+      this.d.counters.duplicates.total++;
+      return { status: "duplicate", eventId: ev.id };
+    }
+    await staged.durable;
+    this.d.counters.accepted.total++;
+    this.d.onAcknowledged(staged.conv, ev, decision);
+    return { status: "accepted", eventId: ev.id, conversationId: convId };
+  }
+
+  private async stage(convId: string, ev: NostrEvent, origin: "relay" | "local", now: number) {
+    const known = this.d.store.has(convId);
+    const conv = await this.d.store.getOrCreate(convId, this.d.project.coordinate);
+    const records: NewRecord[] = decideAddEvent(conv, ev, origin, now);
+    if (records.length === 0) return undefined;
+    if (isCompletion(ev.tags)) {
+      records.push(...decideCompletion(conv.turns, { eventId: ev.id, agent: ev.pubkey, message: ev.content }, now));
+    }
+    const { durable } = this.d.store.commit(conv, records);
+    if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId);
+    return { conv, durable };
+  }
+
+  private reject(reason: string, detail: string, eventId?: string, relay?: string): IngestOutcome {
+    this.d.counters.reject({ at: this.d.clock.now(), reason, detail, eventId, relay });
+    return { status: "rejected", reason, detail, eventId };
+  }
+
+  private ignore(reason: string, eventId?: string): IngestOutcome {
+    this.d.counters.ignore(reason);
+    return { status: "ignored", reason, eventId };
+  }
+}
+
+function idOf(raw: unknown): string | undefined {
+  const id = (raw as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? id.slice(0, 64) : undefined;
+}

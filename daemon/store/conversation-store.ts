@@ -1,0 +1,107 @@
+// The daemon's access to conversations: lazy loading from the log (the truth), a bounded cache
+// of live aggregates, and the commit path. A commit folds records into the aggregate at once
+// (so the next event of the same conversation sees them) and resolves its `durable` promise
+// only when the log has fsync'd them; the index is fed after that, never before.
+
+import type { Conversation } from "../../src/conversation-state.js";
+import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
+import { stamp } from "../../src/conversation.js";
+import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
+import type { LogRecord, NewRecord } from "../../src/records.js";
+import { ConversationCache } from "./conversation-cache.js";
+
+export interface StoreOptions {
+  log: ConversationLog;
+  index: ConversationIndex;
+  /** Upper bound on events held in memory across cached conversations. */
+  maxCachedEvents?: number;
+  /** Work queued on a conversation pins it in the cache. */
+  isBusy?: (id: string) => boolean;
+  /** The index is derived: a failure there is reported, never fatal (it is repaired at start). */
+  onIndexError?: (err: unknown, conversationId: string) => void;
+}
+
+export interface Commit {
+  records: LogRecord[];
+  /** Resolves once the records are durable in the log. */
+  durable: Promise<void>;
+}
+
+export class ConversationStore {
+  private readonly cache: ConversationCache;
+  private readonly loading = new Map<string, Promise<Conversation | undefined>>();
+  private readonly known = new Set<string>();
+
+  constructor(private readonly opts: StoreOptions) {
+    this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, opts.isBusy ?? (() => false));
+  }
+
+  /** Ids of every stored conversation, listed once at start. */
+  async init(): Promise<void> {
+    for (const { id } of await this.opts.log.list()) this.known.add(id);
+  }
+
+  has(id: string): boolean {
+    return this.known.has(id) || this.cache.get(id) !== undefined;
+  }
+
+  /** The conversation, loaded from its log if it is not in memory; undefined if none exists. */
+  async get(id: string): Promise<Conversation | undefined> {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    if (!this.known.has(id)) return undefined;
+    let p = this.loading.get(id);
+    if (!p) {
+      p = this.load(id).finally(() => this.loading.delete(id));
+      this.loading.set(id, p);
+    }
+    return p;
+  }
+
+  /** The conversation, or a new empty one (not stored until its first commit). */
+  async getOrCreate(id: string, project: string): Promise<Conversation> {
+    const existing = await this.get(id);
+    if (existing) return existing;
+    const conv = emptyConversation(id, project);
+    this.cache.set(conv);
+    return conv;
+  }
+
+  commit(conv: Conversation, records: readonly NewRecord[]): Commit {
+    if (records.length === 0) return { records: [], durable: Promise.resolve() };
+    const before = conv.events.length;
+    const stamped = stamp(conv, records);
+    applyRecords(conv, stamped);
+    this.known.add(conv.id);
+    this.cache.grew(conv.events.length - before);
+    const durable = this.opts.log.append(conv.id, stamped).then(
+      () => this.index(conv, stamped),
+      (err: unknown) => {
+        // The aggregate is now ahead of the truth: drop it so the next access reloads the log.
+        this.cache.delete(conv.id);
+        throw err;
+      },
+    );
+    return { records: stamped, durable };
+  }
+
+  stats() {
+    return { cachedConversations: this.cache.size, cachedEvents: this.cache.heldEvents, known: this.known.size };
+  }
+
+  private index(conv: Conversation, records: LogRecord[]): void {
+    try {
+      this.opts.index.apply(conv, records);
+    } catch (err) {
+      this.opts.onIndexError?.(err, conv.id);
+    }
+  }
+
+  private async load(id: string): Promise<Conversation | undefined> {
+    const records = await this.opts.log.read(id);
+    if (records.length === 0) return undefined;
+    const conv = replay(id, records);
+    this.cache.set(conv);
+    return conv;
+  }
+}

@@ -1,0 +1,169 @@
+// A TENEX `.tenex/conversations/` folder, written the way TENEX wrote it (mid-2025 format:
+// metadata.json + one <id>.json per conversation, archived ones under archive/), from REAL
+// signed events serialized by NDK itself (`NDKEvent.serialize(true, true)`).
+//
+// Contents:
+// - `main`: 9 events (one with a broken signature), phase chat→plan→execute, four turns (one
+//   completed, one superseded, one completed with a completion that has no event, one open),
+//   agent states (one for a slug the project does not know), closed execution time, read files.
+// - `live`: phases written uppercase, no orchestratorTurns field, an event serialized without
+//   its signature, one whose content was edited after signing, an execution session still open.
+// - `old` (archived): phase "plan" with no transition recorded.
+// - an unparseable `<hex>.json`, and a conversation in a file whose name is not an id.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { NDKEvent } from "@nostr-dev-kit/ndk";
+import type { NostrEvent } from "../../src/types.js";
+import { testProject } from "./events.js";
+
+const BASE = 1_700_000_000;
+const ms = (secs: number, extra = 0) => secs * 1000 + extra;
+
+/** The JSON TENEX wrote for one conversation (only the fields the import reads). */
+export interface TenexFile {
+  id: string;
+  title: string;
+  phase: string;
+  history: string[];
+  agentStates: Record<string, { lastProcessedMessageIndex: number; claudeSessionId?: string; lastSeenPhase?: string }>;
+  phaseTransitions: { from: string; to: string; message: string; timestamp: number; agentPubkey: string; agentName: string; reason?: string }[];
+  orchestratorTurns?: {
+    turnId: string; timestamp: number; phase: string; agents: string[];
+    completions: { agent: string; message: string; timestamp?: number }[]; reason?: string; isCompleted: boolean;
+  }[];
+  executionTime: { totalSeconds: number; currentSessionStart?: number; isActive: boolean; lastUpdated: number };
+  metadata: { readFiles?: string[]; summary?: string };
+  phaseStartedAt?: number;
+}
+
+export interface FixtureConversation {
+  id: string;
+  file: TenexFile;
+  /** History in file order, including the events the import must refuse. */
+  events: NostrEvent[];
+}
+
+export const serialize = (ev: NostrEvent, withSig = true) => new NDKEvent(undefined, ev).serialize(withSig, true);
+
+/** Same event, signature damaged (last hex digit changed): its id still matches its content. */
+const breakSignature = (ev: NostrEvent): NostrEvent => ({ ...ev, sig: ev.sig.slice(0, -1) + (ev.sig.endsWith("0") ? "1" : "0") });
+
+function mainConversation(p: ReturnType<typeof testProject>) {
+  const { owner, orchestrator, agents: { planner, coder } } = p;
+  const root = p.root(owner, "Build a login page", [orchestrator.pubkey], [], BASE);
+  const r = (k: typeof owner, t: number, content: string, pTags: string[] = [], extra: string[][] = []) =>
+    p.reply(k, root, content, pTags, extra, root, BASE + t);
+  const done = [["tool", "complete"]];
+  const events = [
+    root,
+    r(orchestrator, 10, "Routing to planner", [planner!.pubkey], [["phase", "plan"]]),
+    r(planner!, 20, "Thinking about the plan", [], [["phase", "plan"]]),
+    r(planner!, 30, "Plan ready: three steps", [orchestrator.pubkey], [["phase", "plan"], ...done]),
+    r(orchestrator, 40, "Routing to coder", [coder!.pubkey], [["phase", "execute"]]),
+    r(coder!, 50, "Implemented the page", [orchestrator.pubkey], [["phase", "execute"], ...done]),
+    breakSignature(r(coder!, 55, "A forged aside", [], [["phase", "execute"]])),
+    r(coder!, 60, "Tests pass", [orchestrator.pubkey], [["phase", "execute"], ...done]),
+    r(owner, 70, "Thanks!"),
+  ];
+  const file: TenexFile = {
+    id: root.id, title: "Build a login page", phase: "execute",
+    history: events.map((e) => serialize(e)),
+    agentStates: {
+      orchestrator: { lastProcessedMessageIndex: 9 },
+      planner: { lastProcessedMessageIndex: 3, claudeSessionId: "sess-planner", lastSeenPhase: "plan" },
+      coder: { lastProcessedMessageIndex: 7, claudeSessionId: "sess-coder" },
+      ghost: { lastProcessedMessageIndex: 2 },
+    },
+    phaseTransitions: [
+      { from: "chat", to: "plan", message: "Plan the login page", timestamp: ms(BASE + 10, 500), agentPubkey: orchestrator.pubkey, agentName: "Orchestrator", reason: "needs a plan" },
+      { from: "plan", to: "execute", message: "Build it", timestamp: ms(BASE + 40, 500), agentPubkey: orchestrator.pubkey, agentName: "Orchestrator" },
+    ],
+    orchestratorTurns: [
+      { turnId: "turn-1", timestamp: ms(BASE + 10, 600), phase: "plan", agents: ["planner"], reason: "plan first",
+        completions: [{ agent: "planner", message: "Plan ready: three steps", timestamp: ms(BASE + 30, 100) }], isCompleted: true },
+      // Completion time in event seconds, as TENEX copied it from created_at; "ghost" is unknown.
+      { turnId: "turn-2", timestamp: ms(BASE + 40, 600), phase: "execute", agents: ["coder", "ghost"], reason: "build",
+        completions: [{ agent: "coder", message: "Implemented the page", timestamp: BASE + 50 }, { agent: "ghost", message: "boo" }], isCompleted: false },
+      { turnId: "turn-3", timestamp: ms(BASE + 58), phase: "verification", agents: ["coder", "planner"], reason: "verify",
+        completions: [
+          { agent: "coder", message: "Tests pass", timestamp: ms(BASE + 60, 200) },
+          { agent: "planner", message: "Reviewed, looks fine", timestamp: ms(BASE + 65) },
+        ], isCompleted: true },
+      { turnId: "turn-4", timestamp: ms(BASE + 72), phase: "execute", agents: ["coder"], reason: "polish", completions: [], isCompleted: false },
+    ],
+    executionTime: { totalSeconds: 90, isActive: false, lastUpdated: ms(BASE + 75) },
+    metadata: { readFiles: ["src/login.ts", "README.md"], summary: "login page" },
+  };
+  return { id: root.id, file, events };
+}
+
+function liveConversation(p: ReturnType<typeof testProject>) {
+  const { owner, agents: { planner } } = p;
+  const root = p.root(owner, "Brainstorm names", [planner!.pubkey], [], BASE + 1000);
+  const events = [
+    root,
+    p.reply(planner!, root, "Some names: A, B, C", [], [], root, BASE + 1010),
+    p.reply(owner, root, "Unsigned, as a buggy client stored it", [], [], root, BASE + 1020),
+    { ...p.reply(owner, root, "Original words", [], [], root, BASE + 1030), content: "Words edited on disk" },
+  ];
+  const file: TenexFile = {
+    id: root.id, title: "Brainstorm names", phase: "BRAINSTORM",
+    history: [serialize(events[0]!), serialize(events[1]!), serialize(events[2]!, false), serialize(events[3]!)],
+    agentStates: { planner: { lastProcessedMessageIndex: 2 } },
+    phaseTransitions: [{ from: "CHAT", to: "BRAINSTORM", message: "Let's brainstorm", timestamp: ms(BASE + 1001), agentPubkey: p.orchestrator.pubkey, agentName: "Orchestrator" }],
+    executionTime: { totalSeconds: 30, isActive: true, currentSessionStart: ms(BASE + 1005), lastUpdated: ms(BASE + 1017) },
+    metadata: {},
+  };
+  return { id: root.id, file, events };
+}
+
+function oldConversation(p: ReturnType<typeof testProject>) {
+  const { owner, agents: { planner } } = p;
+  const root = p.root(owner, "An old question", [planner!.pubkey], [], BASE - 5000);
+  const events = [root, p.reply(planner!, root, "An old answer", [], [], root, BASE - 4990), p.reply(owner, root, "ok", [], [], root, BASE - 4980)];
+  const file: TenexFile = {
+    id: root.id, title: "An old question", phase: "plan", history: events.map((e) => serialize(e)),
+    agentStates: {}, phaseTransitions: [], orchestratorTurns: [],
+    executionTime: { totalSeconds: 5, isActive: false, lastUpdated: ms(BASE - 4970) },
+    metadata: {},
+  };
+  return { id: root.id, file, events };
+}
+
+const writeJson = (path: string, v: unknown) => writeFileSync(path, JSON.stringify(v, null, 2));
+
+const metaEntry = (c: FixtureConversation, archived?: boolean) => ({
+  id: c.id, title: c.file.title, createdAt: c.events[0]!.created_at, updatedAt: c.events.at(-1)!.created_at,
+  phase: c.file.phase, eventCount: c.events.length, agentCount: new Set(c.events.map((e) => e.pubkey)).size,
+  ...(archived !== undefined ? { archived } : {}),
+});
+
+/** Writes the folder under `root` and returns it with what it holds. */
+export function writeTenexFixture(root: string) {
+  const project = testProject({ agents: ["planner", "coder"] });
+  const dir = join(root, ".tenex", "conversations");
+  mkdirSync(join(dir, "archive"), { recursive: true });
+  const main = mainConversation(project);
+  const live = liveConversation(project);
+  const old = oldConversation(project);
+  writeJson(join(dir, `${main.id}.json`), main.file);
+  writeJson(join(dir, `${live.id}.json`), live.file);
+  writeJson(join(dir, "archive", `${old.id}.json`), old.file);
+
+  const unparseableId = "f".repeat(64);
+  writeFileSync(join(dir, `${unparseableId}.json`), '{ "id": "ffff", "history": [ truncated');
+  const badNameFile = "notes.json";
+  writeJson(join(dir, badNameFile), { ...live.file, id: "notes" });
+  writeJson(join(dir, "metadata.json"), {
+    conversations: [metaEntry(main, false), metaEntry(live), metaEntry(old, true), { ...metaEntry(live), id: unparseableId, title: "broken" }],
+  });
+
+  const agentsBySlug = new Map(project.info.agents.map((a) => [a.slug, a.pubkey]));
+  return {
+    dir, project, agentsBySlug, main, live, old, unparseableId, badNameFile,
+    badEvent: main.events[6]!, unsignedEvent: live.events[2]!, alteredEvent: live.events[3]!,
+  };
+}
+
+export type TenexFixture = ReturnType<typeof writeTenexFixture>;
