@@ -1,0 +1,210 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildAgentInput, type AgentInput } from "../../daemon/agents/agent-input.js";
+import { parseAgentOutput } from "../../daemon/agents/agent-output.js";
+import { runCommand, type CommandResult, type CommandSpec } from "../../daemon/agents/command-backend.js";
+import { buildAgentMessages } from "../../src/agent-messages.js";
+import { decideAddEvent, emptyConversation, stamp } from "../../src/conversation.js";
+import { applyRecord } from "../../src/conversation-reducer.js";
+import type { NostrEvent } from "../../src/types.js";
+import { testProject } from "../helpers/events.js";
+
+const FIXTURES = resolve(import.meta.dirname, "../fixtures/agents");
+const cwd = mkdtempSync(join(tmpdir(), "tenexd-command-"));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+/** A real conversation (signed root from the owner, p-tagging the coder) and inputs built from it. */
+function scene(content = "please fix the build") {
+  const p = testProject({ agents: ["planner", "coder"] });
+  const root = JSON.parse(JSON.stringify(p.root(p.owner, content, [p.agents.coder!.pubkey], [["claude-session", "sess-1"]]))) as NostrEvent;
+  const conv = emptyConversation(root.id, p.coordinate);
+  for (const r of stamp(conv, decideAddEvent(conv, root, "relay", 1_000))) applyRecord(conv, r);
+  const names = new Map(p.info.agents.map((a) => [a.pubkey, a.name]));
+  const nameOf = (pk: string) => names.get(pk) ?? "User";
+  const isAgent = (pk: string) => names.has(pk);
+  const inputFor = (slug: string): AgentInput => {
+    const agent = p.info.agents.find((a) => a.slug === slug)!;
+    const context = buildAgentMessages(conv, agent, root, { nameOf, isAgent });
+    return buildAgentInput({ agent, project: p.info, conversation: conv, trigger: root, context, nameOf });
+  };
+  return { root, inputFor };
+}
+
+const spec = (fixture: string, extra: Partial<CommandSpec> = {}): CommandSpec =>
+  ({ command: [process.execPath, join(FIXTURES, fixture)], cwd, timeoutMs: 5_000, ...extra });
+
+function failure(r: CommandResult) {
+  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.output)}`);
+  return r.error;
+}
+
+function success(r: CommandResult) {
+  if (!r.ok) throw new Error(`expected success, got ${r.error.kind}: ${r.error.message}`);
+  return r.output;
+}
+
+/** Running, not a zombie: an orphan is reaped by pid 1 whenever pid 1 gets to it. */
+const isRunning = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
+describe("agent input", () => {
+  it("gives an ordinary agent its context, peers and legal phases, and the orchestrator its routing", () => {
+    const { root, inputFor } = scene();
+    const coder = inputFor("coder");
+    expect(coder).toMatchObject({
+      version: 1,
+      agent: { slug: "coder", name: "Coder", role: "coder", orchestrator: false },
+      conversation: { id: root.id, phase: "chat" },
+      trigger: { id: root.id, authorName: "User", kind: 11, content: "please fix the build" },
+      messages: [{ role: "user", content: "please fix the build" }],
+      allowedPhases: ["chat", "execute", "plan", "brainstorm"],
+      session: "sess-1",
+    });
+    expect(coder.agents.map((a) => a.slug)).toEqual(["orchestrator", "planner"]);
+    expect(coder.routing).toBeUndefined();
+    const orch = inputFor("orchestrator");
+    expect(orch.routing).toEqual({ user_request: "please fix the build", routing_history: [], current_routing: null });
+    expect(orch.agents.map((a) => a.slug)).toEqual(["planner", "coder"]);
+  });
+});
+
+describe("runCommand", () => {
+  it("runs an echo agent: the trigger content comes back as its reply, with its session", async () => {
+    const { inputFor } = scene("hello from the owner");
+    const r = await runCommand(spec("echo.mjs"), inputFor("coder"));
+    expect(success(r)).toEqual({ reply: "hello from the owner", complete: true, session: "sess-1" });
+    expect(r.durationMs).toBeGreaterThan(0);
+  });
+
+  it("runs an orchestrator that routes to an agent", async () => {
+    const { inputFor } = scene("planner");
+    const r = await runCommand(spec("route.mjs"), inputFor("orchestrator"));
+    expect(success(r).route).toEqual({ agents: ["planner"], phase: "execute", reason: "named in the request" });
+  });
+
+  it("takes the last JSON line of a program that logs first, and keeps its stderr", async () => {
+    const r = await runCommand(spec("chatty.mjs"), scene().inputFor("coder"));
+    expect(success(r)).toEqual({ reply: "final", type: "result", priority: "high" });
+    expect(r.stderr).toBe("a note on stderr\n");
+  });
+
+  it("reports garbage on stdout as bad_output, quoting it", async () => {
+    const err = failure(await runCommand(spec("garbage.mjs"), scene().inputFor("coder")));
+    expect(err.kind).toBe("bad_output");
+    expect(err.message).toBe('no line of stdout is JSON (last line: "<<< neither am I >>>")');
+  });
+
+  it("names the field when the orchestrator routes to an unknown slug", async () => {
+    const err = failure(await runCommand(spec("route.mjs"), scene("ghost").inputFor("orchestrator")));
+    expect(err).toEqual({ kind: "bad_output", message: 'route.agents[0]: unknown agent slug "ghost" (known: planner, coder)' });
+  });
+
+  it("reports a non-zero exit with its stderr", async () => {
+    const r = await runCommand(spec("exit3.mjs"), scene().inputFor("coder"));
+    expect(failure(r)).toEqual({ kind: "exit_code", message: "exited with code 3: boom: no API key configured" });
+    expect(r.stderr).toBe("loading model...\nboom: no API key configured\n");
+  });
+
+  it("stops a program that runs past its timeout", async () => {
+    const r = await runCommand(spec("sleep.mjs", { timeoutMs: 300 }), scene().inputFor("coder"));
+    expect(failure(r)).toEqual({ kind: "timeout", message: "timed out after 300 ms: stopped with SIGTERM" });
+  });
+
+  // These two time out after 1 s so the fixture has surely installed its handler or started its
+  // grandchild by then, even on a loaded machine.
+  it("kills with SIGKILL a program that ignores SIGTERM", async () => {
+    const r = await runCommand(spec("stubborn.mjs", { timeoutMs: 1_000 }), scene().inputFor("coder"), { killGraceMs: 200 });
+    expect(failure(r)).toEqual({ kind: "timeout", message: "timed out after 1000 ms: did not stop on SIGTERM, killed with SIGKILL after 200 ms" });
+    expect(r.stderr).toContain("ignoring SIGTERM");
+  });
+
+  it("stops the program's children too", async () => {
+    const r = await runCommand(spec("forks.mjs", { timeoutMs: 1_000 }), scene().inputFor("coder"));
+    expect(failure(r).kind).toBe("timeout");
+    const pid = Number(/grandchild (\d+)/.exec(r.stderr)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    await expect.poll(() => isRunning(pid), { timeout: 2_000 }).toBe(false);
+  });
+
+  it("stops a program that prints more than the output limit", async () => {
+    const r = await runCommand(spec("flood.mjs"), scene().inputFor("coder"));
+    expect(failure(r)).toEqual({ kind: "output_too_large", message: "printed more than 1048576 bytes on stdout: stopped with SIGTERM" });
+  });
+
+  it("reports a missing executable as spawn_failed", async () => {
+    const missing = join(cwd, "no-such-agent");
+    const err = failure(await runCommand({ command: [missing], cwd, timeoutMs: 1_000 }, scene().inputFor("coder")));
+    expect(err).toEqual({ kind: "spawn_failed", message: `cannot start ${JSON.stringify(missing)}: no such program (neither a path that exists nor a program on PATH)` });
+  });
+
+  it("tells a missing working directory from a missing program", async () => {
+    const gone = join(cwd, "gone");
+    const err = failure(await runCommand(spec("echo.mjs", { cwd: gone }), scene().inputFor("coder")));
+    expect(err.message).toBe(`cannot start ${JSON.stringify(process.execPath)}: the working directory ${gone} does not exist`);
+  });
+
+  it("stops a run when the daemon aborts it, and does not start one already aborted", async () => {
+    const ac = new AbortController();
+    const running = runCommand(spec("sleep.mjs"), scene().inputFor("coder"), { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    expect(failure(await running)).toEqual({ kind: "aborted", message: "aborted by the daemon: stopped with SIGTERM" });
+    expect(failure(await runCommand(spec("echo.mjs"), scene().inputFor("coder"), { signal: ac.signal })).kind).toBe("aborted");
+  });
+
+  it("survives a program that exits without reading a 2 MB input", async () => {
+    const input = { ...scene().inputFor("coder"), messages: [{ role: "user" as const, content: "y".repeat(2 * 1024 * 1024) }] };
+    expect(success(await runCommand(spec("quiet.mjs"), input))).toEqual({ reply: "ok" });
+  });
+
+  it("passes a minimal environment: no secret keys from the daemon's, plus the spec's variables", async () => {
+    process.env.TENEX_KEY_X = "nsec1secret";
+    try {
+      const r = await runCommand(spec("env.mjs", { env: { AGENT_EXTRA: "given" } }), scene().inputFor("coder"));
+      const seen = JSON.parse(success(r).reply!) as { names: string[]; extra: string };
+      expect(seen.names).not.toContain("TENEX_KEY_X");
+      expect(seen.names).toContain("PATH");
+      expect(seen.extra).toBe("given");
+    } finally {
+      delete process.env.TENEX_KEY_X;
+    }
+  });
+});
+
+describe("parseAgentOutput", () => {
+  const worker = { slugs: ["planner", "coder"], orchestrator: false };
+  const orchestrator = { ...worker, orchestrator: true };
+  const message = (stdout: string, rules = worker) => {
+    const r = parseAgentOutput(stdout, rules);
+    return r.ok ? "ok" : r.message;
+  };
+
+  it("accepts a pretty-printed object and every documented field", () => {
+    const out = {
+      reply: "done", recipients: ["planner"], phase: { to: "execute", message: "go" },
+      session: "s", priority: "low", type: "result",
+    };
+    expect(parseAgentOutput(JSON.stringify(out, null, 2), worker)).toEqual({ ok: true, output: out });
+  });
+
+  it("names each wrong field", () => {
+    expect(message("")).toBe('stdout is empty: print one JSON object, e.g. {"reply":"…"}');
+    expect(message("[1]")).toBe("output: must be an object (got a list)");
+    expect(message('{"reply":3,"colour":"red"}')).toBe('reply: must be a string (got number 3); colour: unknown field (see docs/agent-protocol.md)');
+    expect(message('{"complete":false}')).toBe("output: does nothing: give at least one of reply, complete: true, route, phase");
+    expect(message('{"phase":{"to":"party","message":"x"}}')).toMatch(/^phase\.to: must be one of chat, brainstorm, .* \(got string "party"\)$/);
+    expect(message('{"reply":"x","recipients":["coder","coder"]}')).toBe('recipients[1]: "coder" is listed twice');
+    expect(message('{"route":{"agents":["coder"],"phase":"plan","reason":"r"}}')).toBe("route: only the orchestrator routes");
+    expect(message('{"complete":true,"recipients":["coder"]}')).toMatch(/^recipients: a completion \(complete: true\) goes to the orchestrator only/);
+    expect(message('{"reply":"x","complete":true}', orchestrator)).toMatch(/^complete: the orchestrator does not complete/);
+    expect(message('{"route":{"agents":[],"phase":"plan","reason":"r"}}', orchestrator)).toBe("route.agents: must name at least one agent");
+    expect(message('{"route":{"agents":["coder"],"phase":"plan","reason":"r"},"phase":{"to":"chat","message":"m"}}', orchestrator))
+      .toBe('phase.to: "chat" contradicts route.phase "plan"');
+  });
+});
