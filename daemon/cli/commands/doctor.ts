@@ -1,0 +1,105 @@
+// `tenexd doctor`: validate the configuration and keys and show each check's result.
+
+import { access, constants } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import {
+  ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey,
+  type ConfigIssue, type KeyResult, type ProjectFiles,
+} from "../../config/index.js";
+import type { Command } from "../command.js";
+import { EXIT } from "../errors.js";
+import { formatTable } from "../table.js";
+
+export interface Check {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+const MIN_NODE = [20, 19] as const;
+
+export const doctor: Command = {
+  name: "doctor",
+  summary: "Check the configuration, key files and their permissions, and agent commands",
+  usage: `Usage: tenexd doctor [--project DIR] [--json]
+
+Runs every check tenexd start would, without starting: Node version, config.json and
+agents.json against their schemas, each key (present, mode 0600, valid, matching a declared
+pubkey), each command backend's program and ./ paths. Prints one row per check.
+Exits 0 when all pass, 2 otherwise.`,
+  options: {},
+  async run(ctx) {
+    const checks = await runChecks(ctx.projectDir);
+    const ok = checks.every((c) => c.ok);
+    if (ctx.json) ctx.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
+    else ctx.stdout.write(formatTable(["RESULT", "CHECK", "DETAIL"], checks.map((c) => [c.ok ? "ok" : "FAIL", c.check, c.detail])));
+    return ok ? EXIT.OK : EXIT.INVALID;
+  },
+};
+
+export async function runChecks(projectDir: string, env = process.env): Promise<Check[]> {
+  const checks: Check[] = [nodeCheck()];
+  let files: ProjectFiles;
+  try {
+    files = await readProjectFiles(projectDir);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return [...checks, ...err.issues.map((i) => issueCheck(i.file, i))];
+  }
+  checks.push({ check: "config", ok: true, detail: `${files.tenexDir}: config.json and agents.json are valid` });
+  const owner = files.config.project.owner;
+  if ("keyFile" in owner) checks.push(keyCheck("owner key", await resolveOwnerKey(files)));
+  for (const [i, a] of files.agents.entries()) {
+    checks.push(keyCheck(`key ${a.slug}`, await resolveAgentKey(files, i, env)));
+    if (a.backend.type === "command") checks.push(await commandCheck(a.slug, a.backend.command, env));
+  }
+  const relays = files.config.relays;
+  checks.push({ check: "relays", ok: true, detail: relays.length > 0 ? relays.join(", ") : "none configured: the embedded relay will run" });
+  if (checks.every((c) => c.ok)) checks.push(await loadCheck(projectDir, env));
+  return checks;
+}
+
+function nodeCheck(): Check {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return { check: "node", ok, detail: ok ? `v${process.versions.node}` : `v${process.versions.node}: tenexd needs Node ${MIN_NODE.join(".")} or newer` };
+}
+
+const issueCheck = (check: string, i: ConfigIssue): Check => ({ check, ok: false, detail: formatIssue(i) });
+
+function keyCheck(check: string, r: KeyResult<unknown>): Check {
+  return r.ok ? { check, ok: true, detail: `pubkey ${r.pubkey}` } : issueCheck(check, r.issue);
+}
+
+/** The program can be found and every path argument exists (paths are absolute once loaded). */
+async function commandCheck(slug: string, command: readonly string[], env: NodeJS.ProcessEnv): Promise<Check> {
+  const check = `command ${slug}`;
+  const [program = "", ...args] = command;
+  const found = program.includes("/") ? await isExecutable(program) : await onPath(program, env.PATH ?? "");
+  if (!found) return { check, ok: false, detail: `program "${program}" not found or not executable: install it or fix backend.command in agents.json` };
+  for (const arg of args.filter((a) => a.startsWith("/"))) {
+    if (!(await exists(arg))) return { check, ok: false, detail: `${arg} does not exist: create it or fix backend.command in agents.json` };
+  }
+  return { check, ok: true, detail: command.join(" ") };
+}
+
+async function onPath(program: string, path: string): Promise<boolean> {
+  for (const dir of path.split(delimiter).filter((d) => d !== "")) {
+    if (await isExecutable(join(dir, program))) return true;
+  }
+  return false;
+}
+
+const isExecutable = (file: string) => access(file, constants.X_OK).then(() => true, () => false);
+const exists = (file: string) => access(file).then(() => true, () => false);
+
+/** Cross-agent rules (distinct keys) only show once everything loads together. */
+async function loadCheck(projectDir: string, env: NodeJS.ProcessEnv): Promise<Check> {
+  try {
+    const p = await loadProject(projectDir, env);
+    return { check: "project", ok: true, detail: `${p.coordinate} (${p.agents.length} agent${p.agents.length === 1 ? "" : "s"})` };
+  } catch (err) {
+    if (err instanceof ConfigError) return { check: "project", ok: false, detail: err.message };
+    throw err;
+  }
+}

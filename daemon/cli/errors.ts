@@ -1,0 +1,30 @@
+// CLI errors and how each is reported: a clear message, a stable code for --json, an exit code.
+// Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration.
+
+import { ConfigError } from "../config/index.js";
+
+export const EXIT = { OK: 0, FAILURE: 1, INVALID: 2 } as const;
+
+export class CliError extends Error {
+  override name = "CliError";
+  constructor(message: string, readonly code: string, readonly exitCode: number = EXIT.FAILURE) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string): CliError => new CliError(message, "usage", EXIT.INVALID);
+
+export interface ReportedError {
+  code: string;
+  message: string;
+  exitCode: number;
+  /** Only for bugs: expected errors never show a stack trace. */
+  stack?: string;
+}
+
+export function classify(err: unknown): ReportedError {
+  if (err instanceof ConfigError) return { code: err.code, message: err.message, exitCode: EXIT.INVALID };
+  if (err instanceof CliError) return { code: err.code, message: err.message, exitCode: err.exitCode };
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { code: "internal", message: `internal error: ${e.message}`, exitCode: EXIT.FAILURE, stack: e.stack };
+}

@@ -1,0 +1,11 @@
+// Plain aligned text tables for terminal output.
+
+export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[], indent = ""): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    indent + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [line(headers), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** `1a2b3c4d…`: enough of a pubkey to tell agents apart in a table. */
+export const shortKey = (hex: string): string => `${hex.slice(0, 8)}…`;

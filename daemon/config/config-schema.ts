@@ -1,0 +1,48 @@
+// config.json: the project, who may use it, where its relays are, and the daemon's limits.
+// Every default lives here; docs/config.md describes each field.
+
+import { z } from "zod";
+import { LOG_LEVELS } from "../log.js";
+import { exactlyOne, loopbackHost, port, positiveInt, pubkey, relativePath, strict, wsUrl } from "./primitives.js";
+
+const SLUG_CHARS = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+const owner = strict({ pubkey: pubkey.optional(), keyFile: relativePath.optional() })
+  .superRefine(exactlyOne("pubkey", "keyFile", '{ "pubkey": "npub1…" } or { "keyFile": "keys/owner.nsec" }'));
+
+const project = strict({
+  d: z.string().regex(SLUG_CHARS, {
+    error: 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit, e.g. "my-project"',
+  }),
+  title: z.string().min(1, { error: 'must not be empty, e.g. "My project"' }),
+  owner,
+});
+
+const limits = strict({
+  maxContentBytes: positiveInt.default(65_536),
+  maxTags: positiveInt.default(200),
+  maxTagValueBytes: positiveInt.default(1_024),
+  maxEventBytes: positiveInt.default(131_072),
+  unreadThreshold: positiveInt.default(50),
+  turnTimeoutSeconds: positiveInt.default(600),
+  repeatRoutingThreshold: positiveInt.default(3),
+  stallThreshold: positiveInt.default(3),
+  maxConcurrentConversations: positiveInt.default(8),
+});
+
+export const configSchema = strict({
+  project,
+  whitelist: z.array(pubkey).default([]),
+  /** Empty: the daemon runs its own embedded relay. */
+  relays: z.array(wsUrl).default([]),
+  embeddedRelay: strict({ port: port.default(0), host: loopbackHost.default("127.0.0.1") }).prefault({}),
+  api: strict({ port: port.default(0), host: loopbackHost.default("127.0.0.1") }).prefault({}),
+  limits: limits.prefault({}),
+  catchup: strict({ overlapSeconds: z.number().int().min(0, { error: "must be 0 or more" }).default(300) }).prefault({}),
+  heartbeatSeconds: positiveInt.default(15),
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.map((l) => `"${l}"`).join(", ")}` }).default("info"),
+});
+
+/** config.json after parsing: defaults filled in, keys as hex, paths still relative. */
+export type ParsedConfig = z.output<typeof configSchema>;
+export type Limits = ParsedConfig["limits"];
