@@ -1,0 +1,148 @@
+// The open conversation files: a bounded LRU of file descriptors, so ten thousand conversations
+// never exhaust the process's fds. Opening a file checks its tail, and repairs a torn one before
+// anything is appended after it (a new line glued onto a torn one would corrupt the interior).
+
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { CorruptLogError } from "./errors.js";
+import type { FileOps } from "./file-ops.js";
+import type { LogLayout } from "./layout.js";
+import type { Quarantine } from "./quarantine.js";
+import { inspectTail, readExactly, type ReadAt } from "./tail.js";
+
+export interface OpenLog {
+  readonly id: string;
+  readonly fd: number;
+  readonly path: string;
+  readonly ino: number;
+  /** Bytes of whole, intact lines: appends go here, a failed append is cut back to here. */
+  size: number;
+  /** `n` of the last intact record (0 when none). */
+  lastN: number;
+  /** Created by this process; its directory entry is not yet known to be durable. */
+  fresh: boolean;
+  pins: number;
+}
+
+export class FileTable {
+  // Map order is recency: the first entry is the least recently used.
+  private readonly open = new Map<string, OpenLog>();
+  // Sizes that files must be cut back to when next opened: a failed append whose own cut-back
+  // failed too. Its records were refused, so none of them may reappear after a tail repair.
+  private readonly owed = new Map<string, number>();
+  private dirMade: Promise<void> | undefined;
+
+  constructor(
+    private readonly layout: LogLayout,
+    private readonly ops: FileOps,
+    private readonly quarantine: Quarantine,
+    private readonly capacity: number,
+  ) {}
+
+  /** The open log of `id`, pinned until `release`; undefined when missing and not `create`. */
+  async acquire(id: string, create: boolean): Promise<OpenLog | undefined> {
+    let file = this.open.get(id);
+    if (file) {
+      this.open.delete(id);
+    } else {
+      await this.makeRoom();
+      file = await this.openLog(id, create);
+      if (!file) return undefined;
+    }
+    this.open.set(id, file);
+    file.pins++;
+    return file;
+  }
+
+  release(file: OpenLog): void {
+    file.pins--;
+  }
+
+  /** Closes and forgets `id` (before it is moved, or when its state on disk is unknown). */
+  async drop(id: string): Promise<void> {
+    const file = this.open.get(id);
+    if (!file) return;
+    this.open.delete(id);
+    await this.ops.close(file.fd);
+  }
+
+  /** Forgets `id`, and cuts its file back to `size` when it is next opened. */
+  async dropAndCut(id: string, size: number): Promise<void> {
+    this.owed.set(id, size);
+    await this.drop(id);
+  }
+
+  async closeAll(): Promise<void> {
+    const files = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(files.map((f) => this.ops.close(f.fd)));
+  }
+
+  private async makeRoom(): Promise<void> {
+    for (const [id, file] of this.open) {
+      if (this.open.size < this.capacity) return;
+      if (file.pins === 0) await this.drop(id);
+    }
+  }
+
+  private async openLog(id: string, create: boolean): Promise<OpenLog | undefined> {
+    for (const archived of [false, true]) {
+      const path = this.layout.logPath(id, archived);
+      const fd = await this.tryOpen(path);
+      if (fd !== undefined) return this.checked(id, path, fd);
+    }
+    if (!create) return undefined;
+    await this.ensureDir();
+    const path = this.layout.logPath(id, false);
+    const fd = await this.ops.open(path, true);
+    const { ino } = await this.ops.fstat(fd);
+    return { id, fd, path, ino, size: 0, lastN: 0, fresh: true, pins: 0 };
+  }
+
+  private async tryOpen(path: string): Promise<number | undefined> {
+    try {
+      return await this.ops.open(path, false);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+  }
+
+  private async checked(id: string, path: string, fd: number): Promise<OpenLog> {
+    try {
+      const { size, ino } = await this.ops.fstat(fd);
+      const readAt: ReadAt = (buf, off, len, pos) => this.ops.read(fd, buf, off, len, pos);
+      const verdict = await inspectTail(readAt, Math.min(size, this.owed.get(id) ?? size));
+      if (!verdict.ok) {
+        this.owed.delete(id);
+        await this.ops.close(fd);
+        const to = await this.quarantine.moveAside(id, path, dirname(path), verdict.detail);
+        throw new CorruptLogError(id, verdict.detail, to);
+      }
+      if (verdict.goodSize < size) {
+        const torn = Buffer.allocUnsafe(size - verdict.goodSize);
+        await readExactly(readAt, torn, verdict.goodSize);
+        await this.quarantine.keepTorn(id, torn, `cut ${torn.length} bytes after byte ${verdict.goodSize}`);
+        await this.ops.ftruncate(fd, verdict.goodSize);
+        await this.ops.fdatasync(fd);
+      }
+      this.owed.delete(id);
+      return { id, fd, path, ino, size: verdict.goodSize, lastN: verdict.lastN, fresh: false, pins: 0 };
+    } catch (e) {
+      // The original failure is the one to report; a failing close on top of it adds nothing.
+      if (!(e instanceof CorruptLogError)) await this.ops.close(fd).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private ensureDir(): Promise<void> {
+    this.dirMade ??= (async () => {
+      await mkdir(this.layout.conversations, { recursive: true });
+      await this.ops.syncDir(this.layout.dataDir);
+    })().catch((e: unknown) => {
+      this.dirMade = undefined;
+      throw e;
+    });
+    return this.dirMade;
+  }
+}

@@ -1,0 +1,238 @@
+// Group commit. Appends queue up while a flush runs; the next flush writes every pending line
+// of every file (one write per file) and then syncs each touched file once. An append resolves
+// only when its lines are on disk, so callers may pipeline thousands of appends and still
+// acknowledge each event only once it is durable, at close to the disk's own rate.
+//
+// Everything that touches the files runs on one serial queue, in arrival order: flushes and the
+// exclusive operations (tail repair, quarantine, archive moves) never overlap.
+
+import { dirname } from "node:path";
+import type { LogRecord } from "../../src/records.js";
+import { InvalidRecordError, LogError, LogWriteError } from "./errors.js";
+import type { FileOps } from "./file-ops.js";
+import type { FileTable, OpenLog } from "./file-table.js";
+import { encodeRecords } from "./record-line.js";
+
+interface Pending {
+  /** The lines, joined by "\n", without the last newline. */
+  text: string;
+  firstN: number;
+  lastN: number;
+  records: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+type Stage = { batch: Map<string, Pending[]> } | { op: () => Promise<void> };
+
+interface Target {
+  file: OpenLog;
+  accepted: Pending[];
+  /** The file's size and last position before this flush: what a failure reverts to. */
+  start: number;
+  startN: number;
+  error?: Error;
+}
+
+export interface WriterStats {
+  /** append() calls that resolved. */
+  appends: number;
+  records: number;
+  flushes: number;
+  /** fdatasync of files plus fsync of directories. */
+  syncs: number;
+  bytes: number;
+}
+
+export class GroupCommitWriter {
+  private readonly queue: Stage[] = [];
+  private running = false;
+  private readonly counts: WriterStats = { appends: 0, records: 0, flushes: 0, syncs: 0, bytes: 0 };
+
+  /** `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush. */
+  constructor(
+    private readonly files: FileTable,
+    private readonly ops: FileOps,
+    private readonly chunk: number,
+  ) {}
+
+  stats(): WriterStats {
+    return { ...this.counts };
+  }
+
+  append(id: string, records: readonly LogRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    let encoded: ReturnType<typeof encodeRecords>;
+    try {
+      encoded = encodeRecords(records);
+    } catch (e) {
+      // JSON.stringify throws on a BigInt or a cycle: the caller's bug, reported as such.
+      return Promise.reject(new InvalidRecordError(id, e instanceof Error ? e.message : String(e)));
+    }
+    if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
+    return new Promise((resolve, reject) => {
+      let stage = this.queue.at(-1);
+      if (!stage || !("batch" in stage)) {
+        stage = { batch: new Map() };
+        this.queue.push(stage);
+      }
+      const pending = stage.batch.get(id);
+      const entry: Pending = { text: encoded.text, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, resolve, reject };
+      if (pending) pending.push(entry);
+      else stage.batch.set(id, [entry]);
+      this.kick();
+    });
+  }
+
+  /** Runs `fn` alone, after everything queued before it. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op: () => fn().then(resolve, reject) });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = true;
+    // Wait one turn of the event loop, so appends issued together share the first flush.
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    for (let stage = this.queue.shift(); stage; stage = this.queue.shift()) {
+      if ("op" in stage) await stage.op();
+      else await this.flush(stage.batch);
+    }
+    this.running = false;
+  }
+
+  private async flush(batch: Map<string, Pending[]>): Promise<void> {
+    this.counts.flushes++;
+    const ids = [...batch.keys()];
+    for (let i = 0; i < ids.length; i += this.chunk) {
+      const some = ids.slice(i, i + this.chunk);
+      try {
+        await this.flushFiles(some, batch);
+      } catch (e) {
+        // Not a write failure (those are per file): fail what is left rather than hang it.
+        for (const id of some) for (const p of batch.get(id) ?? []) p.reject(asLogError(id, e));
+      }
+    }
+  }
+
+  private async flushFiles(ids: string[], batch: Map<string, Pending[]>): Promise<void> {
+    const targets: Target[] = [];
+    for (const id of ids) {
+      const pending = batch.get(id) as Pending[];
+      let file: OpenLog;
+      try {
+        file = (await this.files.acquire(id, true)) as OpenLog;
+      } catch (e) {
+        for (const p of pending) p.reject(asLogError(id, e));
+        continue;
+      }
+      targets.push({ file, accepted: this.admit(file, pending), start: file.size, startN: file.lastN });
+    }
+    await Promise.all(targets.map((t) => this.writeAndSync(t)));
+    await this.syncNewEntries(targets);
+    for (const t of targets) this.settle(t);
+  }
+
+  // Positions only grow: an append whose records do not follow the file's last one is refused.
+  private admit(file: OpenLog, pending: Pending[]): Pending[] {
+    let last = file.lastN;
+    return pending.filter((p) => {
+      if (p.firstN > last) {
+        last = p.lastN;
+        return true;
+      }
+      p.reject(new InvalidRecordError(file.id, `n=${p.firstN} does not follow n=${last} in the log`));
+      return false;
+    });
+  }
+
+  private async writeAndSync(t: Target): Promise<void> {
+    if (t.accepted.length === 0) return;
+    const { file } = t;
+    const buf = encodeBatch(t.accepted);
+    const { start } = t;
+    try {
+      for (let off = 0; off < buf.length; ) {
+        const wrote = await this.ops.write(file.fd, buf, off, buf.length - off, start + off);
+        if (wrote <= 0) throw new Error(`write returned ${wrote}`);
+        off += wrote;
+      }
+      await this.ops.fdatasync(file.fd);
+      this.counts.syncs++;
+      this.counts.bytes += buf.length;
+      file.size = start + buf.length;
+      file.lastN = (t.accepted.at(-1) as Pending).lastN;
+    } catch (e) {
+      await this.fail(t, e);
+    }
+  }
+
+  private async fail(t: Target, cause: unknown): Promise<void> {
+    t.error = new LogWriteError(t.file.id, cause);
+    t.file.size = t.start;
+    t.file.lastN = t.startN;
+    await this.cutBack(t.file, t.start);
+  }
+
+  // Leave no half line behind: cut back to the last good size. If even that fails, forget the
+  // file and cut it when it is next opened, before anything else is appended.
+  private async cutBack(file: OpenLog, size: number): Promise<void> {
+    try {
+      await this.ops.ftruncate(file.fd, size);
+      await this.ops.fdatasync(file.fd);
+    } catch {
+      // The disk is failing: a close error is one more symptom, and the cut is owed anyway.
+      await this.files.dropAndCut(file.id, size).catch(() => undefined);
+    }
+  }
+
+  // A file created in this flush exists after a power loss only once its directory is synced.
+  private async syncNewEntries(targets: Target[]): Promise<void> {
+    const dirs = new Set(targets.filter((t) => t.file.fresh && !t.error && t.accepted.length).map((t) => dirname(t.file.path)));
+    for (const dir of dirs) {
+      try {
+        await this.ops.syncDir(dir);
+        this.counts.syncs++;
+        for (const t of targets) if (dirname(t.file.path) === dir) t.file.fresh = false;
+      } catch (e) {
+        for (const t of targets) if (t.file.fresh && !t.error && dirname(t.file.path) === dir) await this.fail(t, e);
+      }
+    }
+  }
+
+  private settle(t: Target): void {
+    this.files.release(t.file);
+    for (const p of t.accepted) {
+      if (t.error) {
+        p.reject(t.error);
+      } else {
+        this.counts.appends++;
+        this.counts.records += p.records;
+        p.resolve();
+      }
+    }
+  }
+}
+
+// One buffer for all the lines of a file, filled in place: no megabyte-sized joined string.
+function encodeBatch(accepted: readonly Pending[]): Buffer {
+  let size = 0;
+  for (const p of accepted) size += Buffer.byteLength(p.text) + 1;
+  const buf = Buffer.allocUnsafe(size);
+  let off = 0;
+  for (const p of accepted) {
+    off += buf.write(p.text, off);
+    buf[off++] = 0x0a;
+  }
+  return buf;
+}
+
+function asLogError(id: string, e: unknown): Error {
+  return e instanceof LogError ? e : new LogWriteError(id, e);
+}
