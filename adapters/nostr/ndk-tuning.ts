@@ -1,0 +1,68 @@
+// NDK 3 is built for browser clients; these are the few adjustments a long-running daemon
+// needs from it, kept in one place so each is easy to check against a new NDK release.
+
+import NDK, { type NDKRelay } from "@nostr-dev-kit/ndk";
+import { WebSocket } from "ws";
+
+/** How many recent event ids NDK keeps to know which relays delivered them. */
+const SEEN_EVENTS_CAPACITY = 10_000;
+
+/**
+ * An NDK for a fixed set of relays. No outbox model, no relay lists fetched from users: the
+ * daemon talks to the relays it was configured with, nothing else.
+ */
+export function createDaemonNdk(relayUrls: readonly string[]): NDK {
+  // NDK looks for a global WebSocket and, on Node 20 without one, never connects and never says so.
+  (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+  const ndk = new NDK({
+    explicitRelayUrls: [...relayUrls],
+    enableOutboxModel: false,
+    autoConnectUserRelays: false,
+  });
+  // NDK's own table of "which relays sent event X" is an LRU that scans all its 10,000 entries
+  // for expiry on every insert: it alone caps delivery at ~2,000 ev/s and falls to ~700 ev/s by
+  // 20,000 events. The same bound without expiry costs O(1) per event.
+  ndk.subManager.seenEvents = new SeenEvents(SEEN_EVENTS_CAPACITY) as unknown as typeof ndk.subManager.seenEvents;
+  return ndk;
+}
+
+/**
+ * NDK declares a relay "flapping" when three successive connections lasted about as long as each
+ * other (as failed attempts on a relay that is down do: a few ms each); it then disconnects it,
+ * stops its connection monitors for good and waits 10 s or more before trying again. The gateway
+ * runs its own backoff, so the history NDK judges by is cleared after each disconnect.
+ */
+export function forgetConnectionHistory(relay: NDKRelay): void {
+  relay.connectionStats.durations.length = 0;
+}
+
+/**
+ * Disconnects a relay for good. Each NDKRelay re-arms a 30 s timer (validation-ratio upkeep)
+ * forever and offers no way to stop it, so a process would never exit on its own after
+ * close(); replacing the method ends the chain when the pending timer next fires.
+ */
+export function retireRelay(relay: NDKRelay): void {
+  relay.removeAllListeners();
+  relay.disconnect();
+  (relay as unknown as { updateValidationRatio(): void }).updateValidationRatio = () => undefined;
+}
+
+/** Bounded map with first-in-first-out eviction; the `get`/`set` NDK uses on `seenEvents`. */
+class SeenEvents<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): V | null {
+    return this.map.get(key) ?? null;
+  }
+
+  set(key: string, value: V): this {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.capacity) {
+      const oldest = this.map.keys().next();
+      if (!oldest.done) this.map.delete(oldest.value);
+    }
+    return this;
+  }
+}

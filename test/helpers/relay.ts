@@ -1,0 +1,180 @@
+// Real relays for tests, on 127.0.0.1 only: in-process (startTestRelay) or as a child process
+// that can be SIGKILLed and restarted on the same port and database (spawnRelay); plus a plain
+// `ws` client (publishRaw, queryRaw, sendRawFrame) that bypasses every library under test.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { WebSocket } from "ws";
+import { startEmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
+import type { RelayFilter } from "../../src/ports.js";
+import type { NostrEvent } from "../../src/types.js";
+
+const RELAY_MAIN = resolve(import.meta.dirname, "../../dist/adapters/relay/relay-main.js");
+const READY_TIMEOUT_MS = 10_000;
+const RAW_TIMEOUT_MS = 5_000;
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "tenexd-relay-")), "relay.sqlite");
+
+export interface TestRelay {
+  url: string;
+  port: number;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+/** An embedded relay in this process, on a free port, over a temporary (or given) database. */
+export async function startTestRelay(opts: { port?: number; dbPath?: string } = {}): Promise<TestRelay> {
+  const dbPath = opts.dbPath ?? tempDb();
+  const relay = await startEmbeddedRelay({ port: opts.port ?? 0, dbPath });
+  return { url: relay.url, port: relay.port, dbPath, close: relay.close };
+}
+
+export interface SpawnedRelay {
+  url: string;
+  port: number;
+  dbPath: string;
+  pid(): number | undefined;
+  /** Sends `signal` (default SIGKILL) and resolves, with how it ended, once the process is gone. */
+  kill(signal?: NodeJS.Signals): Promise<ChildExit>;
+  /** Starts the relay again on the same port and database (kills it first if still running). */
+  restart(): Promise<void>;
+  /** SIGTERM and wait; safe to call when already dead. */
+  close(): Promise<ChildExit>;
+}
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The relay as a child process (`node dist/adapters/relay/relay-main.js`; needs a build). */
+export async function spawnRelay(opts: { port?: number; dbPath?: string } = {}): Promise<SpawnedRelay> {
+  if (!existsSync(RELAY_MAIN)) throw new Error(`${RELAY_MAIN} missing: run \`npx tsc -p tsconfig.build.json\` first`);
+  const dbPath = opts.dbPath ?? tempDb();
+  let child: ChildProcess;
+  let url: string;
+  ({ child, url } = await startChild(opts.port ?? 0, dbPath));
+  const port = Number(new URL(url).port);
+
+  const kill = async (signal: NodeJS.Signals = "SIGKILL"): Promise<ChildExit> => {
+    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+    const gone = new Promise<ChildExit>((r) => child.once("exit", (code, sig) => r({ code, signal: sig })));
+    child.kill(signal);
+    return gone;
+  };
+  return {
+    url,
+    port,
+    dbPath,
+    pid: () => child.pid,
+    kill,
+    restart: async () => {
+      await kill();
+      ({ child, url } = await startChild(port, dbPath));
+    },
+    close: () => kill("SIGTERM"),
+  };
+}
+
+async function startChild(port: number, dbPath: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [RELAY_MAIN, "--port", String(port), "--db", dbPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // A relay left behind by a crashed test run would hold its port forever.
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
+
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`relay did not print READY within ${READY_TIMEOUT_MS} ms; stderr: ${stderr}`));
+    }, READY_TIMEOUT_MS);
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /^READY (\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    child.once("exit", (code, sig) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited (code ${code}, signal ${sig}) before READY; stderr: ${stderr}`));
+    });
+  });
+  return { child, url };
+}
+
+/** Opens a plain websocket, runs `body`, always closes; fails after RAW_TIMEOUT_MS. */
+function withSocket<T>(url: string, body: (ws: WebSocket, done: (v: T) => void, fail: (e: Error) => void) => void): Promise<T> {
+  return new Promise<T>((resolveP, rejectP) => {
+    const ws = new WebSocket(url);
+    const timer = setTimeout(() => finish(() => rejectP(new Error(`raw relay exchange with ${url} timed out`))), RAW_TIMEOUT_MS);
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      ws.terminate();
+      settle();
+    };
+    ws.once("error", (e) => finish(() => rejectP(e)));
+    ws.once("open", () => body(ws, (v) => finish(() => resolveP(v)), (e) => finish(() => rejectP(e))));
+  });
+}
+
+const frames = (ws: WebSocket, on: (msg: unknown[]) => void) =>
+  ws.on("message", (data) => on(JSON.parse(String(data)) as unknown[]));
+
+/** Sends EVENT and returns the relay's OK answer. */
+export function publishRaw(url: string, event: NostrEvent): Promise<{ accepted: boolean; message: string }> {
+  return withSocket(url, (ws, done) => {
+    frames(ws, (m) => {
+      if (m[0] === "OK" && m[1] === event.id) done({ accepted: m[2] === true, message: String(m[3] ?? "") });
+    });
+    ws.send(JSON.stringify(["EVENT", event]));
+  });
+}
+
+/** Sends many EVENTs on one connection and returns the ids the relay accepted (OK true). */
+export function publishManyRaw(url: string, events: readonly NostrEvent[]): Promise<string[]> {
+  return withSocket(url, (ws, done) => {
+    const accepted: string[] = [];
+    let answered = 0;
+    frames(ws, (m) => {
+      if (m[0] !== "OK") return;
+      if (m[2] === true) accepted.push(String(m[1]));
+      if (++answered === events.length) done(accepted);
+    });
+    for (const ev of events) ws.send(JSON.stringify(["EVENT", ev]));
+    if (events.length === 0) done(accepted);
+  });
+}
+
+/** Sends REQ and returns the stored events up to EOSE. */
+export function queryRaw(url: string, filter: RelayFilter): Promise<NostrEvent[]> {
+  const subId = `raw-${Math.random().toString(36).slice(2, 10)}`;
+  return withSocket(url, (ws, done, fail) => {
+    const events: NostrEvent[] = [];
+    frames(ws, (m) => {
+      if (m[1] !== subId) return;
+      if (m[0] === "EVENT") events.push(m[2] as NostrEvent);
+      else if (m[0] === "EOSE") done(events);
+      else if (m[0] === "CLOSED") fail(new Error(`relay closed the query: ${String(m[2])}`));
+    });
+    ws.send(JSON.stringify(["REQ", subId, filter]));
+  });
+}
+
+/** Sends `text` as one frame and returns the frames the relay sent back within `waitMs`. */
+export function sendRawFrame(url: string, text: string, waitMs = 1_000): Promise<string[]> {
+  return withSocket(url, (ws, done) => {
+    const got: string[] = [];
+    ws.on("message", (data) => got.push(String(data)));
+    ws.send(text);
+    setTimeout(() => done(got), waitMs);
+  });
+}
