@@ -1,0 +1,60 @@
+// The conversation log held in memory. Records go through JSON, as they would through a file,
+// so a test sees exactly what a restart would read back (no shared objects, no Maps or Sets).
+
+import type { ConversationLog } from "../../src/ports.js";
+import type { LogRecord } from "../../src/records.js";
+
+/** Appends must continue the log: n = last + 1, in order. Anything else is a caller bug. */
+export class LogSequenceError extends Error {
+  override name = "LogSequenceError";
+  constructor(conversationId: string, expected: number, got: number) {
+    super(`log ${conversationId}: expected record n=${expected}, got n=${got}`);
+  }
+}
+
+export class LogClosedError extends Error {
+  override name = "LogClosedError";
+  constructor() {
+    super("conversation log is closed");
+  }
+}
+
+export class MemoryConversationLog implements ConversationLog {
+  private readonly lines = new Map<string, string[]>();
+  private readonly archived = new Set<string>();
+  private closed = false;
+
+  async append(conversationId: string, records: readonly LogRecord[]): Promise<void> {
+    if (this.closed) throw new LogClosedError();
+    const lines = this.lines.get(conversationId) ?? [];
+    let expected = lines.length + 1;
+    for (const r of records) {
+      if (r.n !== expected) throw new LogSequenceError(conversationId, expected, r.n);
+      expected++;
+    }
+    for (const r of records) lines.push(JSON.stringify(r));
+    this.lines.set(conversationId, lines);
+  }
+
+  async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
+    const lines = this.lines.get(conversationId) ?? [];
+    return lines.slice(afterN).map((l) => JSON.parse(l) as LogRecord);
+  }
+
+  async lastPosition(conversationId: string): Promise<number> {
+    return this.lines.get(conversationId)?.length ?? 0;
+  }
+
+  async list(): Promise<{ id: string; archived: boolean }[]> {
+    return [...this.lines.keys()].map((id) => ({ id, archived: this.archived.has(id) }));
+  }
+
+  async setArchived(conversationId: string, archived: boolean): Promise<void> {
+    if (archived) this.archived.add(conversationId);
+    else this.archived.delete(conversationId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

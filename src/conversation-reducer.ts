@@ -1,0 +1,155 @@
+// The only code that changes a Conversation: the fold of one log record into it, in place
+// (applyRecord), from the empty state (emptyConversation) over a whole log (replay).
+// Appending is O(1) amortised; an event that arrives out of order costs a binary search for
+// its place (plus the array shift). Replaying a log through applyRecord rebuilds the live state.
+
+import { ensureView } from "./agent-view.js";
+import type { Conversation, StoredEvent } from "./conversation-state.js";
+import { projectOf } from "./coordinate.js";
+import { DomainError } from "./errors.js";
+import { applyExecRecord, initialExecState } from "./execution-time.js";
+import { applyPhaseRecord, initialPhaseState } from "./phases.js";
+import type { EventRecord, LogRecord } from "./records.js";
+import { titleOf } from "./tags.js";
+import { applyTurnRecord, initialTurnsState } from "./turns.js";
+import type { NostrEvent } from "./types.js";
+
+/** A record whose position is not the next one: applying it would fork the state from the log. */
+export class RecordSequenceError extends DomainError {
+  override name = "RecordSequenceError";
+  constructor(conversationId: string, expected: number, got: number) {
+    super(`conversation ${conversationId}: expected record n=${expected}, got n=${got}`, "record_sequence");
+  }
+}
+
+const TITLE_MAX = 80;
+
+/** Conversation order: created_at, then id, so every replica sorts the same events the same way. */
+export function compareEvents(a: NostrEvent, b: NostrEvent): number {
+  if (a.created_at !== b.created_at) return a.created_at - b.created_at;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Index at which `ev` belongs in `events` (sorted by compareEvents). */
+export function insertionIndex(events: readonly StoredEvent[], ev: NostrEvent): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareEvents(events[mid]!.ev, ev) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The title tag, else the first line of the content cut to 80 characters. */
+export function titleFor(ev: NostrEvent): string {
+  const tagged = titleOf(ev.tags)?.trim();
+  if (tagged) return tagged;
+  const firstLine = ev.content.trimStart().split("\n", 1)[0] ?? "";
+  return firstLine.slice(0, TITLE_MAX).trimEnd();
+}
+
+function insertEvent(conv: Conversation, rec: EventRecord): void {
+  const { events } = conv;
+  const last = events[events.length - 1];
+  // The common case, a newer event, is a push; only late arrivals pay for a search and a shift.
+  if (!last || compareEvents(last.ev, rec.ev) < 0) events.push(rec);
+  else events.splice(insertionIndex(events, rec.ev), 0, rec);
+  conv.eventsById.set(rec.ev.id, rec);
+}
+
+function applyEvent(conv: Conversation, rec: EventRecord): void {
+  // A duplicate never gets this far (decideAddEvent filters it), but a hand-written log might
+  // hold one: it must not appear twice.
+  if (conv.eventsById.has(rec.ev.id)) return;
+  const { ev } = rec;
+  const rootSeen = conv.rootKind !== undefined;
+  insertEvent(conv, rec);
+  conv.participants.add(ev.pubkey);
+  conv.updatedAt = Math.max(conv.updatedAt, ev.created_at);
+  if (ev.id === conv.id) {
+    conv.rootKind = ev.kind;
+    conv.title = titleFor(ev);
+    conv.createdAt = ev.created_at;
+    conv.project = projectOf(ev.tags) ?? conv.project;
+    return;
+  }
+  if (!rootSeen) conv.createdAt = conv.createdAt === 0 ? ev.created_at : Math.min(conv.createdAt, ev.created_at);
+  if (conv.project === "") conv.project = projectOf(ev.tags) ?? "";
+}
+
+/** Folds one record into the conversation. Records must come in log order: n = lastN + 1. */
+export function applyRecord(conv: Conversation, rec: LogRecord): void {
+  if (rec.n !== conv.lastN + 1) throw new RecordSequenceError(conv.id, conv.lastN + 1, rec.n);
+  conv.lastN = rec.n;
+  switch (rec.t) {
+    case "event":
+      return applyEvent(conv, rec);
+    case "phase":
+    case "phase_refused":
+    case "read_file":
+      return applyPhaseRecord(conv.phase, rec);
+    case "turn_start":
+    case "completion":
+    case "turn_end":
+      return applyTurnRecord(conv.turns, rec);
+    case "exec":
+      return applyExecRecord(conv.exec, rec);
+    case "cursor": {
+      const view = ensureView(conv, rec.agent);
+      view.cursor = Math.max(view.cursor, rec.seq);
+      if (rec.session !== undefined) view.session = rec.session;
+      return;
+    }
+    case "read": {
+      const view = ensureView(conv, rec.agent);
+      view.readSeq = Math.max(view.readSeq, rec.seq);
+      return;
+    }
+    case "ack":
+      ensureView(conv, rec.agent).acks.add(rec.eventId);
+      return;
+    case "status":
+      conv.status = rec.status;
+      return;
+    case "archive":
+      conv.archived = rec.archived;
+      return;
+    case "sent":
+      // Outbox bookkeeping only: the index tracks deliveries, the aggregate does not.
+      return;
+  }
+}
+
+/** Applies records in order (see applyRecord). */
+export function applyRecords(conv: Conversation, records: readonly LogRecord[]): void {
+  for (const r of records) applyRecord(conv, r);
+}
+
+export function emptyConversation(id: string, project = ""): Conversation {
+  return {
+    id,
+    title: "",
+    project,
+    createdAt: 0,
+    updatedAt: 0,
+    events: [],
+    eventsById: new Map(),
+    lastN: 0,
+    phase: initialPhaseState(),
+    turns: initialTurnsState(),
+    exec: initialExecState(),
+    views: new Map(),
+    status: "open",
+    archived: false,
+    participants: new Set(),
+  };
+}
+
+/** Rebuilds a conversation from its whole log. */
+export function replay(id: string, records: readonly LogRecord[]): Conversation {
+  const conv = emptyConversation(id);
+  applyRecords(conv, records);
+  return conv;
+}
