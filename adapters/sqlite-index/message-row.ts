@@ -1,0 +1,72 @@
+// What the index keeps of one event: a row for `messages` (a preview, not the content: the log
+// holds the content) and the recipients it is addressed to.
+
+import type { Conversation } from "../../src/conversation-state.js";
+import type { EventRecord } from "../../src/records.js";
+import {
+  expirationOf, mentionedPubkeys, messageTypeOf, parentEventId, priorityOf,
+} from "../../src/tags.js";
+import type { NostrEvent, Priority } from "../../src/types.js";
+
+export const PREVIEW_CHARS = 160;
+
+/** Decides who an event is addressed to. The author is removed whatever this returns. */
+export type RecipientsOf = (ev: NostrEvent, conv: Conversation) => string[];
+
+/** Default: the event's lowercase `p` tags. */
+export const pTagRecipients: RecipientsOf = (ev) => mentionedPubkeys(ev.tags);
+
+/** Sort order of priorities: critical first, no priority ranks as medium. */
+export const PRIORITY_RANK: Readonly<Record<Priority, number>> = { critical: 0, high: 1, medium: 2, low: 3 };
+const NO_PRIORITY_RANK = PRIORITY_RANK.medium;
+
+export interface MessageRow {
+  conversation_id: string;
+  n: number;
+  event_id: string;
+  received_at: number;
+  author: string;
+  kind: number;
+  type: string | null;
+  priority: string | null;
+  priority_rank: number;
+  created_at: number;
+  expiration: number | null;
+  parent_id: string | null;
+  preview: string;
+  size: number;
+}
+
+export function messageRow(conversationId: string, rec: EventRecord): MessageRow {
+  const { ev } = rec;
+  const priority = priorityOf(ev.tags);
+  return {
+    conversation_id: conversationId,
+    n: rec.n,
+    event_id: ev.id,
+    received_at: rec.at,
+    author: ev.pubkey,
+    kind: ev.kind,
+    type: messageTypeOf(ev.tags) ?? null,
+    priority: priority ?? null,
+    priority_rank: priority !== undefined ? PRIORITY_RANK[priority] : NO_PRIORITY_RANK,
+    created_at: ev.created_at,
+    expiration: expirationOf(ev.tags) ?? null,
+    parent_id: parentEventId(ev.tags) ?? null,
+    preview: previewOf(ev.content),
+    size: Buffer.byteLength(ev.content, "utf8"),
+  };
+}
+
+// Cut by code points so an emoji is never split; the slice first keeps long contents cheap.
+const previewOf = (content: string): string => [...content.slice(0, PREVIEW_CHARS * 2)].slice(0, PREVIEW_CHARS).join("");
+
+/** Distinct recipients, lowercase-normalised, never the author (no one is unread to itself). */
+export function recipientsFor(ev: NostrEvent, conv: Conversation, recipientsOf: RecipientsOf): string[] {
+  const out = new Set<string>();
+  for (const p of recipientsOf(ev, conv)) {
+    const key = p.toLowerCase();
+    if (key !== ev.pubkey) out.add(key);
+  }
+  return [...out];
+}

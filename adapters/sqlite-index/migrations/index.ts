@@ -1,0 +1,11 @@
+// Every migration, in order. Append only: a released migration never changes.
+
+import { INITIAL } from "./001-initial.js";
+import { AGGREGATES } from "./002-aggregates.js";
+import type { Migration } from "./migration.js";
+
+export type { Migration } from "./migration.js";
+
+export const MIGRATIONS: readonly Migration[] = [INITIAL, AGGREGATES];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

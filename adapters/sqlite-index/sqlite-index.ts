@@ -1,0 +1,128 @@
+// The derived SQLite index (DESIGN.md §5): the ConversationIndex port plus the queries the
+// daemon and the Director need. It can always be dropped and rebuilt from the logs.
+
+import type Database from "better-sqlite3";
+import type { Conversation } from "../../src/conversation-state.js";
+import type { ConversationIndex } from "../../src/ports.js";
+import type { LogRecord } from "../../src/records.js";
+import { AuditQueries, type AuditEntry } from "./audit-queries.js";
+import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
+import { pTagRecipients, type RecipientsOf } from "./message-row.js";
+import { schemaVersion } from "./migrate.js";
+import { openDatabase } from "./open-database.js";
+import { RelayMarks } from "./relay-marks.js";
+import { StatsQueries, type IndexStats, type StatsOptions } from "./stats-queries.js";
+import {
+  UnreadQueries, type Inbox, type InboxOptions, type UnreadMessage, type UnreadOptions, type UnreadPage,
+} from "./unread-queries.js";
+import { IndexWriter } from "./writer.js";
+
+const SELECT_INDEXED_POSITIONS = `SELECT id, last_n FROM conversations`;
+
+export interface SqliteIndexOptions {
+  /** The index file (`.tenex/index.sqlite`); created when missing. */
+  path: string;
+  /** Who a message is addressed to (default: its `p` tags). Its author never is. */
+  recipientsOf?: RecipientsOf;
+}
+
+export class SqliteIndex implements ConversationIndex {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly writer: IndexWriter;
+  private readonly unread: UnreadQueries;
+  private readonly conversations: ConversationQueries;
+  private readonly audit: AuditQueries;
+  private readonly statistics: StatsQueries;
+  private readonly relays: RelayMarks;
+  private readonly selectIndexedPositions;
+
+  /** Throws IndexSchemaTooNewError or IndexCorruptError when the file must be rebuilt. */
+  constructor(opts: SqliteIndexOptions) {
+    this.path = opts.path;
+    this.db = openDatabase(opts.path);
+    this.writer = new IndexWriter(this.db, opts.recipientsOf ?? pTagRecipients);
+    this.unread = new UnreadQueries(this.db);
+    this.conversations = new ConversationQueries(this.db);
+    this.audit = new AuditQueries(this.db);
+    this.statistics = new StatsQueries(this.db);
+    this.relays = new RelayMarks(this.db);
+    this.selectIndexedPositions = this.db.prepare<[], { id: string; last_n: number }>(SELECT_INDEXED_POSITIONS);
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  // --- ConversationIndex ---------------------------------------------------------------
+
+  /** One transaction per call; re-applying records already indexed changes nothing. */
+  apply(conversation: Conversation, records: readonly LogRecord[]): void {
+    this.writer.apply(conversation, records);
+  }
+
+  indexedPositions(): Map<string, number> {
+    return new Map(this.selectIndexedPositions.all().map((r) => [r.id, r.last_n]));
+  }
+
+  drop(conversationId: string): void {
+    this.writer.drop(conversationId);
+  }
+
+  /** Empties every table (relay marks and processed ids included), before a full rebuild. */
+  resetAll(): void {
+    this.writer.resetAll();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // --- queries ---------------------------------------------------------------------------
+
+  unreadCount(agent: string, now: number, includeExpired = false): number {
+    return this.unread.unreadCount(agent, now, includeExpired);
+  }
+
+  unreadList(agent: string, opts: UnreadOptions): UnreadPage<UnreadMessage> {
+    return this.unread.unreadList(agent, opts);
+  }
+
+  inbox(agent: string, opts: InboxOptions): Inbox {
+    return this.unread.inbox(agent, opts);
+  }
+
+  listConversations(filter: ConversationFilter = {}): ConversationPage {
+    return this.conversations.listConversations(filter);
+  }
+
+  auditTrail(conversationId: string): AuditEntry[] {
+    return this.audit.auditTrail(conversationId);
+  }
+
+  stats(opts: StatsOptions): IndexStats {
+    return this.statistics.stats(opts);
+  }
+
+  // --- catch-up ----------------------------------------------------------------------------
+
+  getHighWater(relay: string): number | undefined {
+    return this.relays.getHighWater(relay);
+  }
+
+  highWaterMarks(): Map<string, number> {
+    return this.relays.highWaterMarks();
+  }
+
+  setHighWater(relay: string, createdAt: number): boolean {
+    return this.relays.setHighWater(relay, createdAt);
+  }
+
+  isProcessed(eventId: string): boolean {
+    return this.relays.isProcessed(eventId);
+  }
+
+  markProcessed(eventId: string, conversationId?: string): void {
+    this.relays.markProcessed(eventId, conversationId);
+  }
+}

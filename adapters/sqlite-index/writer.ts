@@ -1,0 +1,160 @@
+// The index's only writer: apply (records of one conversation, one transaction), drop (one
+// conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
+
+import type Database from "better-sqlite3";
+import type { Conversation } from "../../src/conversation-state.js";
+import type { LogRecord } from "../../src/records.js";
+import { AggregateDeltas } from "./aggregate-deltas.js";
+import type { RecipientsOf } from "./message-row.js";
+import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
+import { MessageWriter } from "./message-writer.js";
+import { StateWriter } from "./state-writer.js";
+import { UnreadMarks } from "./unread-marks.js";
+
+// Row fields come from the aggregate (the fold of the whole log so far), so applying a batch
+// or re-applying an old one leaves the same row. last_message_at is the arrival time of the
+// message at the highest log position.
+const UPSERT_CONVERSATION = `
+  INSERT INTO conversations
+    (id, project, title, title_folded, phase, status, archived, root_kind, created_at, updated_at,
+     message_count, last_n, last_message_at, exec_ms)
+  VALUES (@id, @project, @title, @title_folded, @phase, @status, @archived, @root_kind, @created_at, @updated_at,
+     @message_count, @last_n,
+     (SELECT received_at FROM messages WHERE conversation_id = @id ORDER BY n DESC LIMIT 1), @exec_ms)
+  ON CONFLICT (id) DO UPDATE SET
+    project = excluded.project, title = excluded.title, title_folded = excluded.title_folded,
+    phase = excluded.phase,
+    status = excluded.status, archived = excluded.archived, root_kind = excluded.root_kind,
+    created_at = excluded.created_at, updated_at = excluded.updated_at,
+    message_count = excluded.message_count, last_n = MAX(conversations.last_n, excluded.last_n),
+    last_message_at = excluded.last_message_at, exec_ms = excluded.exec_ms`;
+
+// drop: take the conversation's share out of the global aggregates before deleting its rows.
+const SUBTRACT_VOLUME = `
+  INSERT INTO volume_hourly (hour, messages)
+    SELECT created_at / 3600, -COUNT(*) FROM messages WHERE conversation_id = ? GROUP BY created_at / 3600
+  ON CONFLICT (hour) DO UPDATE SET messages = messages + excluded.messages`;
+const SUBTRACT_AUTHOR_COUNTS = `
+  INSERT INTO author_counts (author, messages)
+    SELECT author, -COUNT(*) FROM messages WHERE conversation_id = ? GROUP BY author
+  ON CONFLICT (author) DO UPDATE SET messages = messages + excluded.messages`;
+const SUBTRACT_UNREAD_TOTALS = `
+  INSERT INTO unread_totals (agent, unread)
+    SELECT agent, -SUM(unread) FROM unread_counts WHERE conversation_id = ? GROUP BY agent
+  ON CONFLICT (agent) DO UPDATE SET unread = unread + excluded.unread`;
+// The response histogram has no per-conversation rows: replay the conversation to find its share.
+const SELECT_REPLAY_ROWS = `
+  SELECT m.n, m.author, m.created_at, r.recipient FROM messages m
+  LEFT JOIN recipients r ON r.conversation_id = m.conversation_id AND r.n = m.n
+  WHERE m.conversation_id = ? ORDER BY m.n`;
+const DELETE_EMPTY_AGGREGATES = [
+  `DELETE FROM unread_totals WHERE unread <= 0`,
+  `DELETE FROM volume_hourly WHERE messages <= 0`,
+  `DELETE FROM author_counts WHERE messages <= 0`,
+  `DELETE FROM response_histogram WHERE responses <= 0`,
+] as const;
+
+/** Tables holding rows of one conversation (processed ids and relay marks are not per conversation). */
+const CONVERSATION_TABLES = [
+  "messages", "recipients", "participants", "views", "acks", "phase_transitions", "turns",
+  "completions", "status_changes", "unread_counts", "awaiting_reply",
+] as const;
+const DELETE_CONVERSATION_ROWS = [
+  ...CONVERSATION_TABLES.map((t) => `DELETE FROM ${t} WHERE conversation_id = ?`),
+  `DELETE FROM conversations WHERE id = ?`,
+];
+const ALL_TABLES = [
+  ...CONVERSATION_TABLES, "conversations", "unread_totals", "volume_hourly", "author_counts", "response_histogram",
+  "relay_marks", "processed",
+] as const;
+const DELETE_ALL_ROWS = ALL_TABLES.map((t) => `DELETE FROM ${t}`);
+
+export class IndexWriter {
+  private readonly deltas;
+  private readonly unread;
+  private readonly messages;
+  private readonly state;
+  private readonly upsertConversation;
+  private readonly subtractAggregates;
+  private readonly selectReplayRows;
+  private readonly deleteEmptyAggregates;
+  private readonly deleteConversationRows;
+  private readonly deleteAllRows;
+  readonly apply: (conv: Conversation, records: readonly LogRecord[]) => void;
+  readonly drop: (conversationId: string) => void;
+  readonly resetAll: () => void;
+
+  constructor(db: Database.Database, recipientsOf: RecipientsOf) {
+    this.deltas = new AggregateDeltas(db);
+    this.unread = new UnreadMarks(db, this.deltas);
+    this.messages = new MessageWriter(db, this.unread, this.deltas, recipientsOf);
+    this.state = new StateWriter(db);
+    this.upsertConversation = db.prepare<Record<string, string | number | null>>(UPSERT_CONVERSATION);
+    this.subtractAggregates = [SUBTRACT_VOLUME, SUBTRACT_AUTHOR_COUNTS, SUBTRACT_UNREAD_TOTALS]
+      .map((sql) => db.prepare<[string]>(sql));
+    this.selectReplayRows = db.prepare<[string], ReplayRow>(SELECT_REPLAY_ROWS);
+    this.deleteEmptyAggregates = DELETE_EMPTY_AGGREGATES.map((sql) => db.prepare(sql));
+    this.deleteConversationRows = DELETE_CONVERSATION_ROWS.map((sql) => db.prepare<[string]>(sql));
+    this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
+    this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[]) => this.applyAll(conv, records));
+    this.drop = db.transaction((id: string) => this.dropOne(id));
+    this.resetAll = db.transaction(() => {
+      for (const s of this.deleteAllRows) s.run();
+    });
+  }
+
+  private applyAll(conv: Conversation, records: readonly LogRecord[]): void {
+    this.deltas.clear();
+    for (const rec of records) this.applyOne(conv, rec);
+    this.deltas.flush();
+    this.upsertConversation.run({
+      id: conv.id, project: conv.project, title: conv.title, title_folded: conv.title.toLowerCase(),
+      phase: conv.phase.phase,
+      status: conv.status, archived: conv.archived ? 1 : 0, root_kind: conv.rootKind ?? null,
+      created_at: conv.createdAt, updated_at: conv.updatedAt, message_count: conv.events.length,
+      last_n: conv.lastN, exec_ms: conv.exec.totalMs,
+    });
+  }
+
+  private applyOne(conv: Conversation, rec: LogRecord): void {
+    switch (rec.t) {
+      case "event":
+        return this.messages.write(conv, rec);
+      case "phase":
+      case "phase_refused":
+        return this.state.phase(conv.id, rec);
+      case "turn_start":
+        return this.state.turnStart(conv, rec);
+      case "completion":
+        return this.state.completion(conv.id, rec);
+      case "turn_end":
+        return this.state.turnEnd(conv.id, rec);
+      case "status":
+      case "archive":
+        return this.state.status(conv.id, rec);
+      case "cursor":
+        return this.state.cursor(conv, rec);
+      case "read":
+        return this.unread.markRead(conv.id, rec.agent, rec.seq);
+      case "ack":
+        return this.unread.ack(conv.id, rec.agent, rec.eventId, rec.n, rec.at);
+      case "exec":
+      case "sent":
+      case "read_file":
+        // Execution time reaches the index through the aggregate (exec_ms); outbox deliveries
+        // and read files are the log's and the aggregate's business only.
+        return;
+    }
+  }
+
+  private dropOne(conversationId: string): void {
+    this.deltas.clear();
+    for (const [agent, seconds] of replayResponseTimes(this.selectReplayRows.iterate(conversationId))) {
+      this.deltas.response(agent, seconds, -1);
+    }
+    this.deltas.flush();
+    for (const s of this.subtractAggregates) s.run(conversationId);
+    for (const s of this.deleteEmptyAggregates) s.run();
+    for (const s of this.deleteConversationRows) s.run(conversationId);
+  }
+}
