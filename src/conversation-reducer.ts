@@ -119,6 +119,10 @@ export function applyRecord(conv: Conversation, rec: LogRecord): void {
     case "sent":
       // Outbox bookkeeping only: the index tracks deliveries, the aggregate does not.
       return;
+    case "run_pending":
+    case "agent_run":
+      // Audit trail only: the index and the status read it; the aggregate does not need it.
+      return;
   }
 }
 

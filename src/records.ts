@@ -121,6 +121,29 @@ export interface SentRecord extends Base {
   relay: string;
 }
 
+/**
+ * An agent is due to run on a trigger: written with the trigger itself, so a crash between the
+ * acknowledgement and the run cannot lose the run (the next start runs what is still pending).
+ */
+export interface RunPendingRecord extends Base {
+  t: "run_pending";
+  agent: string;
+  trigger: string;
+}
+
+/**
+ * One run of an agent on a trigger: the audit trail of what the daemon executed. A failed run
+ * (timeout, crash, bad output) is data, recorded here and in the status, never fatal.
+ */
+export interface AgentRunRecord extends Base {
+  t: "agent_run";
+  agent: string;
+  trigger: string;
+  outcome: "ok" | "failed";
+  durationMs: number;
+  error?: { kind: string; message: string };
+}
+
 /** Read files noted by agents (cleared by reflection→chat). */
 export interface ReadFileRecord extends Base {
   t: "read_file";
@@ -141,6 +164,8 @@ export type LogRecord =
   | ArchiveRecord
   | ExecRecord
   | SentRecord
+  | RunPendingRecord
+  | AgentRunRecord
   | ReadFileRecord;
 
 export type RecordType = LogRecord["t"];

@@ -1,4 +1,6 @@
-// Demo planner (placeholder): a real one would turn the request into a plan.
-import { respond } from "./lib/respond.mjs";
+// Demo planner: answers its trigger and completes its part of the turn (tool=complete goes to the
+// orchestrator, which routes the next step).
+import { answer, readInput } from "./lib/respond.mjs";
 
-await respond(() => "Planner: plan ready (demo agent, no real planning).");
+const input = await readInput();
+answer({ reply: `Plan: 1) understand the request 2) change the code 3) review it. Request: "${input.trigger.content.slice(0, 80)}"`, complete: true });

@@ -1,4 +1,6 @@
-// Demo reviewer (placeholder): a real one would review the coder's work.
-import { respond } from "./lib/respond.mjs";
+// Demo reviewer: answers its trigger and completes its part of the turn (tool=complete goes to the
+// orchestrator, which routes the next step).
+import { answer, readInput } from "./lib/respond.mjs";
 
-await respond(() => "Reviewer: looks good (demo agent, nothing was reviewed).");
+const input = await readInput();
+answer({ reply: `Reviewed the work: looks right (demo agent). Request: "${input.trigger.content.slice(0, 80)}"`, complete: true });

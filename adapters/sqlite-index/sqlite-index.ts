@@ -16,8 +16,11 @@ import {
   UnreadQueries, type Inbox, type InboxOptions, type UnreadMessage, type UnreadOptions, type UnreadPage,
 } from "./unread-queries.js";
 import { IndexWriter } from "./writer.js";
+import type { UnsentEvent } from "./outbox-rows.js";
+import type { PendingRun } from "./pending-runs.js";
 
 const SELECT_INDEXED_POSITIONS = `SELECT id, last_n FROM conversations`;
+const SELECT_OPEN_TURN_CONVERSATIONS = `SELECT DISTINCT conversation_id FROM turns WHERE status = 'open'`;
 
 export interface SqliteIndexOptions {
   /** The index file (`.tenex/index.sqlite`); created when missing. */
@@ -36,6 +39,7 @@ export class SqliteIndex implements ConversationIndex {
   private readonly statistics: StatsQueries;
   private readonly relays: RelayMarks;
   private readonly selectIndexedPositions;
+  private readonly selectOpenTurnConversations;
 
   /** Throws IndexSchemaTooNewError or IndexCorruptError when the file must be rebuilt. */
   constructor(opts: SqliteIndexOptions) {
@@ -48,6 +52,7 @@ export class SqliteIndex implements ConversationIndex {
     this.statistics = new StatsQueries(this.db);
     this.relays = new RelayMarks(this.db);
     this.selectIndexedPositions = this.db.prepare<[], { id: string; last_n: number }>(SELECT_INDEXED_POSITIONS);
+    this.selectOpenTurnConversations = this.db.prepare<[], { conversation_id: string }>(SELECT_OPEN_TURN_CONVERSATIONS);
   }
 
   get schemaVersion(): number {
@@ -63,6 +68,21 @@ export class SqliteIndex implements ConversationIndex {
 
   indexedPositions(): Map<string, number> {
     return new Map(this.selectIndexedPositions.all().map((r) => [r.id, r.last_n]));
+  }
+
+  /** Locally published events no relay has accepted yet (the outbox to resend after a restart). */
+  unsentEvents(): UnsentEvent[] {
+    return this.writer.outbox.unsent();
+  }
+
+  /** Agent runs acknowledged and not done (after a crash: the ones to run again). */
+  pendingRuns(): PendingRun[] {
+    return this.writer.pendingRuns.all();
+  }
+
+  /** Conversations with an orchestrator turn still open (after a crash: the ones to time out). */
+  openTurnConversations(): string[] {
+    return this.selectOpenTurnConversations.all().map((r) => r.conversation_id);
   }
 
   drop(conversationId: string): void {

@@ -8,6 +8,8 @@ import { AggregateDeltas } from "./aggregate-deltas.js";
 import type { RecipientsOf } from "./message-row.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
+import { OutboxRows } from "./outbox-rows.js";
+import { PendingRuns } from "./pending-runs.js";
 import { StateWriter } from "./state-writer.js";
 import { UnreadMarks } from "./unread-marks.js";
 
@@ -57,7 +59,7 @@ const DELETE_EMPTY_AGGREGATES = [
 /** Tables holding rows of one conversation (processed ids and relay marks are not per conversation). */
 const CONVERSATION_TABLES = [
   "messages", "recipients", "participants", "views", "acks", "phase_transitions", "turns",
-  "completions", "status_changes", "unread_counts", "awaiting_reply",
+  "completions", "status_changes", "unread_counts", "awaiting_reply", "outbox", "pending_runs",
 ] as const;
 const DELETE_CONVERSATION_ROWS = [
   ...CONVERSATION_TABLES.map((t) => `DELETE FROM ${t} WHERE conversation_id = ?`),
@@ -74,6 +76,8 @@ export class IndexWriter {
   private readonly unread;
   private readonly messages;
   private readonly state;
+  readonly outbox;
+  readonly pendingRuns;
   private readonly upsertConversation;
   private readonly subtractAggregates;
   private readonly selectReplayRows;
@@ -89,6 +93,8 @@ export class IndexWriter {
     this.unread = new UnreadMarks(db, this.deltas);
     this.messages = new MessageWriter(db, this.unread, this.deltas, recipientsOf);
     this.state = new StateWriter(db);
+    this.outbox = new OutboxRows(db);
+    this.pendingRuns = new PendingRuns(db);
     this.upsertConversation = db.prepare<Record<string, string | number | null>>(UPSERT_CONVERSATION);
     this.subtractAggregates = [SUBTRACT_VOLUME, SUBTRACT_AUTHOR_COUNTS, SUBTRACT_UNREAD_TOTALS]
       .map((sql) => db.prepare<[string]>(sql));
@@ -119,6 +125,7 @@ export class IndexWriter {
   private applyOne(conv: Conversation, rec: LogRecord): void {
     switch (rec.t) {
       case "event":
+        this.outbox.event(conv.id, rec);
         return this.messages.write(conv, rec);
       case "phase":
       case "phase_refused":
@@ -138,11 +145,16 @@ export class IndexWriter {
         return this.unread.markRead(conv.id, rec.agent, rec.seq);
       case "ack":
         return this.unread.ack(conv.id, rec.agent, rec.eventId, rec.n, rec.at);
-      case "exec":
       case "sent":
+        return this.outbox.sent(rec);
+      case "run_pending":
+        return this.pendingRuns.opened(conv.id, rec);
+      case "agent_run":
+        return this.pendingRuns.done(rec);
+      case "exec":
       case "read_file":
-        // Execution time reaches the index through the aggregate (exec_ms); outbox deliveries
-        // and read files are the log's and the aggregate's business only.
+        // Execution time reaches the index through the aggregate (exec_ms); read files are the
+        // log's and the aggregate's business only.
         return;
     }
   }

@@ -7,13 +7,14 @@ import type { Conversation } from "../../src/conversation-state.js";
 import { decideAddEvent } from "../../src/conversation.js";
 import { projectOf } from "../../src/coordinate.js";
 import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
-import type { Clock, EventVerifier } from "../../src/ports.js";
+import type { Clock } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
 import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
 import { isCompletion } from "../../src/tags.js";
 import { decideCompletion } from "../../src/turns.js";
-import type { NostrEvent, ProjectInfo } from "../../src/types.js";
+import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
+import type { Verdict } from "../../adapters/verify/verify-protocol.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { conversationIdOf } from "./conversation-of.js";
 import type { ConversationQueues } from "./conversation-queues.js";
@@ -25,17 +26,29 @@ export type IngestOutcome =
   | { status: "ignored"; reason: string; eventId?: string }
   | { status: "rejected"; reason: string; detail: string; eventId?: string };
 
-/** Called once an accepted event is durable: the point where it may have effects. */
-export type OnAcknowledged = (conv: Conversation, ev: NostrEvent, decision: TriggerDecision) => void;
+/** The agents an event sets to work, decided against the conversation right after it is applied. */
+export type RunsFor = (conv: Conversation, ev: NostrEvent, decision: TriggerDecision) => AgentInfo[];
+
+/** Called once an accepted event is durable, with the agents it sets to work. */
+export type OnAcknowledged = (conv: Conversation, ev: NostrEvent, runs: AgentInfo[]) => void;
+
+export interface IngestOptions {
+  origin?: "relay" | "local";
+  /** The relay that delivered it, for rejection reports. */
+  relay?: string;
+  /** Store it but set no agent to work (the first back-fill of a project's history). */
+  quiet?: boolean;
+}
 
 export interface PipelineDeps {
   project: ProjectInfo;
   limits: Limits;
-  verifier: EventVerifier;
+  verifier: { check(ev: NostrEvent): Promise<Verdict> };
   store: ConversationStore;
   queues: ConversationQueues;
   counters: IngestCounters;
   clock: Clock;
+  runsFor: RunsFor;
   onAcknowledged: OnAcknowledged;
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
   onUnknownRoot?: (rootId: string) => void;
@@ -45,12 +58,20 @@ export class IngestPipeline {
   constructor(private readonly d: PipelineDeps) {}
 
   /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
-  async ingest(raw: unknown, origin: "relay" | "local" = "relay", relay?: string): Promise<IngestOutcome> {
+  async ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
+    const { origin = "relay", relay, quiet = false } = opts;
     const now = this.d.clock.now();
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
-    if (!(await this.d.verifier.verify(ev))) return this.reject("bad_signature", "id or signature does not verify", ev.id, relay);
+    let verdict: Verdict;
+    try {
+      verdict = await this.d.verifier.check(ev);
+    } catch (err) {
+      // Not the event's fault: it is refused now and will be accepted when it comes again.
+      return this.reject("verify_failed", err instanceof Error ? err.message : String(err), ev.id, relay);
+    }
+    if (verdict !== "ok") return this.reject(verdict, verdict === "bad_id" ? "id is not the event's hash" : "signature does not verify", ev.id, relay);
     if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
 
     const convId = conversationIdOf(ev);
@@ -65,19 +86,19 @@ export class IngestPipeline {
 
     // The queue task folds and appends but does not wait for the fsync: the next event of the
     // same conversation proceeds at once and many share one fsync (group commit). The effects
-    // (acknowledgement, triggers) wait for durability, outside the queue.
-    const staged = await this.d.queues.run(convId, () => this.stage(convId, ev, origin, now));
+    // (acknowledgement, agent runs) wait for durability, outside the queue.
+    const staged = await this.d.queues.run(convId, () => this.stage(convId, ev, decision, origin, quiet, now));
     if (!staged) {
       this.d.counters.duplicates.total++;
       return { status: "duplicate", eventId: ev.id };
     }
     await staged.durable;
     this.d.counters.accepted.total++;
-    this.d.onAcknowledged(staged.conv, ev, decision);
+    this.d.onAcknowledged(staged.conv, ev, staged.runs);
     return { status: "accepted", eventId: ev.id, conversationId: convId };
   }
 
-  private async stage(convId: string, ev: NostrEvent, origin: "relay" | "local", now: number) {
+  private async stage(convId: string, ev: NostrEvent, decision: TriggerDecision, origin: "relay" | "local", quiet: boolean, now: number) {
     const known = this.d.store.has(convId);
     const conv = await this.d.store.getOrCreate(convId, this.d.project.coordinate);
     const records: NewRecord[] = decideAddEvent(conv, ev, origin, now);
@@ -85,9 +106,13 @@ export class IngestPipeline {
     if (isCompletion(ev.tags)) {
       records.push(...decideCompletion(conv.turns, { eventId: ev.id, agent: ev.pubkey, message: ev.content }, now));
     }
-    const { durable } = this.d.store.commit(conv, records);
+    const first = this.d.store.commit(conv, records);
+    // Who runs is decided on the state this event produced (a completion may have closed the
+    // turn) and made durable in the same flush as the event: a crash cannot separate them.
+    const runs = quiet ? [] : this.d.runsFor(conv, ev, decision);
+    const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
     if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId);
-    return { conv, durable };
+    return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };
   }
 
   private reject(reason: string, detail: string, eventId?: string, relay?: string): IngestOutcome {

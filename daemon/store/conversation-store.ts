@@ -6,6 +6,7 @@
 import type { Conversation } from "../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import { stamp } from "../../src/conversation.js";
+import { currentTurn } from "../../src/turns.js";
 import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
@@ -19,6 +20,12 @@ export interface StoreOptions {
   isBusy?: (id: string) => boolean;
   /** The index is derived: a failure there is reported, never fatal (it is repaired at start). */
   onIndexError?: (err: unknown, conversationId: string) => void;
+  /**
+   * Records to commit when a conversation is loaded from its log, e.g. closing an execution
+   * session a crash left open. Recovery is lazy: memory and start time stay bounded.
+   */
+  onLoad?: (conv: Conversation) => NewRecord[];
+  onLoadError?: (err: unknown, conversationId: string) => void;
 }
 
 export interface Commit {
@@ -31,14 +38,20 @@ export class ConversationStore {
   private readonly cache: ConversationCache;
   private readonly loading = new Map<string, Promise<Conversation | undefined>>();
   private readonly known = new Set<string>();
+  /** Conversations with an open orchestrator turn: the ones a timeout loop must look at. */
+  private readonly openTurns = new Set<string>();
 
   constructor(private readonly opts: StoreOptions) {
     this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, opts.isBusy ?? (() => false));
   }
 
-  /** Ids of every stored conversation, listed once at start. */
-  async init(): Promise<void> {
+  /**
+   * Ids of every stored conversation, listed once at start, and those with a turn left open
+   * (the timeout loop loads them when it looks).
+   */
+  async init(openTurns: readonly string[] = []): Promise<void> {
     for (const { id } of await this.opts.log.list()) this.known.add(id);
+    for (const id of openTurns) if (this.known.has(id)) this.openTurns.add(id);
   }
 
   has(id: string): boolean {
@@ -74,6 +87,7 @@ export class ConversationStore {
     applyRecords(conv, stamped);
     this.known.add(conv.id);
     this.cache.grew(conv.events.length - before);
+    this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
       () => this.index(conv, stamped),
       (err: unknown) => {
@@ -83,6 +97,15 @@ export class ConversationStore {
       },
     );
     return { records: stamped, durable };
+  }
+
+  openTurnConversations(): string[] {
+    return [...this.openTurns];
+  }
+
+  private noteTurns(conv: Conversation): void {
+    if (currentTurn(conv.turns)) this.openTurns.add(conv.id);
+    else this.openTurns.delete(conv.id);
   }
 
   stats() {
@@ -102,6 +125,9 @@ export class ConversationStore {
     if (records.length === 0) return undefined;
     const conv = replay(id, records);
     this.cache.set(conv);
+    this.noteTurns(conv);
+    const recovery = this.opts.onLoad?.(conv) ?? [];
+    if (recovery.length > 0) this.commit(conv, recovery).durable.catch((err: unknown) => this.opts.onLoadError?.(err, id));
     return conv;
   }
 }

@@ -1,10 +1,12 @@
-// Shared by the demo agents. tenexd runs an agent's command with one JSON request on stdin and
-// reads one JSON reply from stdout: {"reply": "<text>", "complete": <boolean>}.
-// PLACEHOLDER: the request's fields are not settled yet, so the demos answer without reading them.
+// Shared by the demo agents: read the request tenexd writes on stdin (docs/agent-protocol.md),
+// print one JSON answer on stdout. Plain scripts, no LLM: they show the whole flow running.
 
-export async function respond(answer) {
+export async function readInput() {
   let text = "";
   for await (const chunk of process.stdin) text += chunk;
-  const request = text.trim() === "" ? {} : JSON.parse(text);
-  process.stdout.write(`${JSON.stringify({ reply: answer(request), complete: true })}\n`);
+  return JSON.parse(text);
+}
+
+export function answer(output) {
+  process.stdout.write(`${JSON.stringify(output)}\n`);
 }

@@ -36,7 +36,14 @@ A configuration problem is reported with its file and field, and exits 2.`,
       const project = await loadProject(ctx.projectDir);
       log = ctx.logger(project.config.logLevel).child({ component: "daemon" });
       ctx.stdout.write(ctx.json ? `${JSON.stringify(loadedSummary(project))}\n` : loadedReport(project));
-      await runDaemon(project, { signal: stop.signal, log });
+      await runDaemon(project, {
+        signal: stop.signal, log,
+        onReady: (d) => {
+          const ready = { ready: true, relays: d.relayUrls, ms: (d.readyAt ?? 0) - d.startedAt, conversations: d.store.stats().known };
+          ctx.stdout.write(ctx.json ? `${JSON.stringify(ready)}\n`
+            : `ready in ${ready.ms} ms: ${ready.conversations} conversations, relays ${ready.relays.join(", ")}\n`);
+        },
+      });
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -1,0 +1,123 @@
+// The cheap checks every inbound event passes before anything else looks at it: shape, formats,
+// kind, time, sizes, text and the tags we read. Cheapest first, so junk costs little; the id
+// hash and the signature come after, in the verifier pool (adapters/verify/).
+
+import { z } from "zod";
+import { HEX64, type NostrEvent } from "../../src/types.js";
+import type { RejectReason } from "./reject-reason.js";
+import { tagRuleViolation } from "./tag-rules.js";
+import { hasLoneSurrogate, hasNul, quote, utf8Bytes } from "./text-checks.js";
+
+export interface Limits {
+  /** The serialized event (the JSON object with its seven fields), in UTF-8 bytes. */
+  maxEventBytes: number;
+  /** `content`, in UTF-8 bytes. */
+  maxContentBytes: number;
+  maxTags: number;
+  /** Any one tag entry (name or value), in UTF-8 bytes. */
+  maxTagValueBytes: number;
+}
+
+// Generous for LLM output (long code in content) yet far from what a flood needs; relays
+// commonly cap events at 64-512 KB.
+export const DEFAULT_LIMITS: Limits = {
+  maxEventBytes: 512 * 1024,
+  maxContentBytes: 256 * 1024,
+  maxTags: 2000,
+  maxTagValueBytes: 4096,
+};
+
+/** Clock skew tolerated for `created_at` (NIP-22 relays commonly allow about this much). */
+export const MAX_FUTURE_SECS = 15 * 60;
+
+export type InboundResult =
+  | { ok: true; event: NostrEvent }
+  | { ok: false; reason: RejectReason; detail: string };
+
+// Field types only; the formats get their own reasons below. Unknown fields are dropped, so
+// what passes is exactly the seven NIP-01 fields.
+const Envelope = z.object({
+  id: z.string(),
+  pubkey: z.string(),
+  created_at: z.number(),
+  kind: z.number().int().nonnegative(),
+  tags: z.array(z.unknown()),
+  content: z.string(),
+  sig: z.string(),
+});
+
+const TagArrays = z.array(z.array(z.string()).min(1, "empty tag"));
+
+const SIG = /^[0-9a-f]{128}$/;
+
+const reject = (reason: RejectReason, detail: string): InboundResult => ({ ok: false, reason, detail });
+
+/**
+ * Checks one inbound event (as parsed from the wire). `nowSecs` is the current unix time in
+ * seconds (injected, like every clock read). On success `event` is a fresh object holding only
+ * the NIP-01 fields.
+ */
+export function validateInbound(
+  raw: unknown, limits: Limits, allowedKinds: readonly number[], nowSecs: number,
+): InboundResult {
+  const env = Envelope.safeParse(raw);
+  if (!env.success) return reject("malformed", firstIssue(env.error));
+  const e = env.data;
+
+  if (!HEX64.test(e.id)) return reject("bad_id_format", `id ${quote(e.id)} is not 64 lowercase hex`);
+  if (!HEX64.test(e.pubkey)) return reject("bad_pubkey_format", `pubkey ${quote(e.pubkey)} is not 64 lowercase hex`);
+  if (!SIG.test(e.sig)) return reject("bad_sig_format", `sig ${quote(e.sig)} is not 128 lowercase hex`);
+  if (!allowedKinds.includes(e.kind)) return reject("unknown_kind", `kind ${e.kind} is not handled`);
+  const timeProblem = createdAtProblem(e.created_at, nowSecs);
+  if (timeProblem) return reject("bad_created_at", timeProblem);
+
+  // Counted before the tags are walked, so a 100,000-tag event costs one comparison.
+  if (e.tags.length > limits.maxTags) return reject("too_many_tags", `${e.tags.length} tags, limit ${limits.maxTags}`);
+  const tags = TagArrays.safeParse(e.tags);
+  if (!tags.success) return reject("bad_tag_shape", `tags ${firstIssue(tags.error)}`);
+  const event: NostrEvent = { ...e, tags: tags.data };
+
+  const contentBytes = utf8Bytes(e.content);
+  if (contentBytes > limits.maxContentBytes) {
+    return reject("content_too_large", `content ${contentBytes} bytes, limit ${limits.maxContentBytes}`);
+  }
+  const textProblem = tagTextProblem(event.tags, limits.maxTagValueBytes) ?? contentProblem(e.content);
+  if (textProblem) return textProblem;
+  const eventBytes = utf8Bytes(JSON.stringify(event));
+  if (eventBytes > limits.maxEventBytes) return reject("too_large", `${eventBytes} bytes, limit ${limits.maxEventBytes}`);
+
+  const tagProblem = tagRuleViolation(e.kind, event.tags);
+  if (tagProblem) return reject("bad_tag_shape", tagProblem);
+  return { ok: true, event };
+}
+
+function createdAtProblem(createdAt: number, nowSecs: number): string | undefined {
+  if (!Number.isSafeInteger(createdAt) || createdAt < 0) return `created_at ${createdAt} is not a non-negative integer`;
+  if (createdAt > nowSecs + MAX_FUTURE_SECS) return `created_at ${createdAt} is ${createdAt - nowSecs} s in the future`;
+  return undefined;
+}
+
+function tagTextProblem(tags: readonly string[][], maxBytes: number): InboundResult | undefined {
+  for (let i = 0; i < tags.length; i++) {
+    for (const entry of tags[i]!) {
+      const bytes = utf8Bytes(entry);
+      if (bytes > maxBytes) return reject("tag_too_large", `tag ${i} (${quote(tags[i]![0], 20)}) has a ${bytes}-byte entry, limit ${maxBytes}`);
+      if (hasNul(entry)) return reject("nul_byte", `tag ${i} contains U+0000`);
+      if (hasLoneSurrogate(entry)) return reject("invalid_utf8", `tag ${i} contains a lone surrogate`);
+    }
+  }
+  return undefined;
+}
+
+function contentProblem(content: string): InboundResult | undefined {
+  if (hasNul(content)) return reject("nul_byte", "content contains U+0000");
+  if (hasLoneSurrogate(content)) return reject("invalid_utf8", "content contains a lone surrogate");
+  return undefined;
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  const at = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  return `${at}${issue.message}`;
+}

@@ -1,0 +1,159 @@
+// Id and signature verification of every inbound event, spread over worker threads so it
+// scales with cores. Single events are micro-batched: collected for at most `lingerMs` or up to
+// `maxBatch`, then sent as one message to the least-loaded worker, so the per-message cost is
+// shared and a steady stream keeps every worker busy. A worker that dies is replaced and its
+// batches are retried once on another, then failed: a caller never waits forever.
+
+import { availableParallelism } from "node:os";
+import type { EventVerifier } from "../../src/ports.js";
+import type { NostrEvent } from "../../src/types.js";
+import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from "./errors.js";
+import type { Verdict } from "./verify-protocol.js";
+import { workerFile } from "./worker-file.js";
+import { WorkerSlot, type Batch, type OnWorkerStart } from "./worker-slot.js";
+
+export interface VerifierPoolOptions {
+  /** Worker threads; default `os.availableParallelism()`. */
+  workers?: number;
+  /** Most events per message to a worker; default 128. */
+  maxBatch?: number;
+  /** How long a single event may wait for others to share its message; default 1 ms. */
+  lingerMs?: number;
+  /** Called with every worker started, replacements included (thread ids for status, tests). */
+  onWorkerStart?: OnWorkerStart;
+}
+
+export interface VerifierPoolStats {
+  /** Workers running (slots not given up on). */
+  workers: number;
+  /** Workers that died, in all slots. */
+  crashes: number;
+  /** Events sent to workers and not yet answered. */
+  inflight: number;
+  /** Events waiting for their micro-batch to leave. */
+  queued: number;
+}
+
+interface Waiting {
+  ev: NostrEvent;
+  resolve(v: Verdict): void;
+  reject(err: Error): void;
+}
+
+// Past the first try, a batch gets one retry on another worker, then fails.
+const MAX_ATTEMPTS = 2;
+
+export class VerifierPool implements EventVerifier {
+  private readonly slots: WorkerSlot[];
+  private readonly maxBatch: number;
+  private readonly lingerMs: number;
+  private waiting: Waiting[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private rotation = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(opts: VerifierPoolOptions = {}) {
+    const workers = opts.workers ?? availableParallelism();
+    if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
+    this.lingerMs = opts.lingerMs ?? 1;
+    const file = workerFile();
+    this.slots = Array.from({ length: workers }, (_, i) =>
+      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart));
+  }
+
+  verify(ev: NostrEvent): Promise<boolean> {
+    return this.check(ev).then((v) => v === "ok");
+  }
+
+  /** The verdict for one event (micro-batched with others arriving within `lingerMs`). */
+  check(ev: NostrEvent): Promise<Verdict> {
+    if (this.closing) return Promise.reject(new VerifierClosedError());
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ ev, resolve, reject });
+      if (this.waiting.length >= this.maxBatch) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
+    });
+  }
+
+  async verifyBatch(evs: readonly NostrEvent[]): Promise<boolean[]> {
+    return (await this.checkBatch(evs)).map((v) => v === "ok");
+  }
+
+  /** Verdicts for many events, in their order. Split so that every worker gets a share. */
+  async checkBatch(evs: readonly NostrEvent[]): Promise<Verdict[]> {
+    if (this.closing) throw new VerifierClosedError();
+    // Several batches per worker, so one slow batch does not leave the others idle.
+    const size = Math.max(1, Math.min(this.maxBatch, Math.ceil(evs.length / (this.slots.length * 4))));
+    const parts: Promise<Verdict[]>[] = [];
+    for (let i = 0; i < evs.length; i += size) {
+      const events = evs.slice(i, i + size);
+      parts.push(new Promise((settle, fail) => this.dispatch({ events, attempts: 0, settle, fail })));
+    }
+    return (await Promise.all(parts)).flat();
+  }
+
+  stats(): VerifierPoolStats {
+    let workers = 0, crashes = 0, inflight = 0;
+    for (const s of this.slots) {
+      if (s.alive) workers++;
+      crashes += s.crashes;
+      inflight += s.load;
+    }
+    return { workers, crashes, inflight, queued: this.waiting.length };
+  }
+
+  /** Stops the workers; whatever has no verdict yet is rejected with VerifierClosedError. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    const closed = new VerifierClosedError();
+    for (const w of this.waiting.splice(0)) w.reject(closed);
+    const stops = this.slots.map((s) => s.stop());
+    for (const { orphans } of stops) for (const b of orphans) b.fail(closed);
+    await Promise.all(stops.map((s) => s.exited));
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const items = this.waiting.splice(0);
+    if (items.length === 0) return;
+    this.dispatch({
+      events: items.map((w) => w.ev),
+      attempts: 0,
+      settle: (verdicts) => items.forEach((w, i) => w.resolve(verdicts[i]!)),
+      fail: (err) => items.forEach((w) => w.reject(err)),
+    });
+  }
+
+  private dispatch(batch: Batch): void {
+    const slot = this.leastLoaded();
+    if (!slot) return batch.fail(new VerifierUnavailableError());
+    batch.attempts++;
+    slot.send(batch);
+  }
+
+  private retry(orphans: Batch[], cause: Error): void {
+    for (const b of orphans) {
+      if (b.attempts >= MAX_ATTEMPTS) b.fail(new VerifyFailedError(b.events.length, cause));
+      else this.dispatch(b);
+    }
+  }
+
+  // Fewest events in flight; the starting point rotates so that equal loads take turns.
+  private leastLoaded(): WorkerSlot | undefined {
+    const n = this.slots.length;
+    let best: WorkerSlot | undefined;
+    for (let k = 0; k < n; k++) {
+      const s = this.slots[(this.rotation + k) % n]!;
+      if (s.alive && (!best || s.load < best.load)) best = s;
+    }
+    this.rotation = (this.rotation + 1) % n;
+    return best;
+  }
+}

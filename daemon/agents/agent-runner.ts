@@ -1,0 +1,142 @@
+// Runs an agent on a trigger. Inside the conversation's queue: build its context, move its
+// cursor, open an execution-time session. Outside it (a command can take minutes): run the
+// backend. Then, in the queue again: commit what the output decided and the run's audit
+// record, and publish the agent's signed event. A failed run is recorded, never fatal.
+
+import { buildAgentMessages } from "../../src/agent-messages.js";
+import type { ContextCache } from "../../src/agent-view.js";
+import type { Conversation } from "../../src/conversation-state.js";
+import { decideExecStart, decideExecStop } from "../../src/execution-time.js";
+import type { Clock } from "../../src/ports.js";
+import type { NewRecord } from "../../src/records.js";
+import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
+import type { LoadedAgent } from "../config/index.js";
+import type { ConversationQueues } from "../ingest/conversation-queues.js";
+import type { Logger } from "../log.js";
+import type { Publisher } from "../publisher.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { buildAgentInput } from "./agent-input.js";
+import { planOutput } from "./apply-output.js";
+import { runCommand, type CommandResult } from "./command-backend.js";
+
+export interface RunnerDeps {
+  project: ProjectInfo;
+  agents: readonly LoadedAgent[];
+  orchestrator: AgentInfo;
+  projectDir: string;
+  store: ConversationStore;
+  queues: ConversationQueues;
+  publisher: Publisher;
+  clock: Clock;
+  log: Logger;
+  cache: ContextCache;
+  turnTimeoutMs: number;
+  nameOf: (pubkey: string) => string;
+  signal: AbortSignal;
+}
+
+export interface RunFailure {
+  at: number;
+  agent: string;
+  conversationId: string;
+  kind: string;
+  message: string;
+}
+
+export class AgentRunner {
+  private readonly inFlight = new Set<Promise<void>>();
+  readonly stats = { runs: 0, failures: 0, running: 0, lastFailure: undefined as RunFailure | undefined };
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  /** Starts a run in the background; its outcome is recorded, never thrown. */
+  trigger(conversationId: string, agent: AgentInfo, ev: NostrEvent): void {
+    const loaded = this.d.agents.find((a) => a.pubkey === agent.pubkey);
+    if (!loaded || loaded.backend.type !== "command") return; // mailbox agents pull their context themselves
+    const p = this.run(conversationId, loaded, ev)
+      .catch((err: unknown) => this.fail(conversationId, loaded, "internal", err instanceof Error ? err.message : String(err)))
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private async run(convId: string, agent: LoadedAgent, trigger: NostrEvent): Promise<void> {
+    if (agent.backend.type !== "command") return;
+    const input = await this.d.queues.run(convId, async () => {
+      const conv = await this.mustGet(convId);
+      const now = this.d.clock.now();
+      const context = buildAgentMessages(conv, agent, trigger, {
+        nameOf: this.d.nameOf, isAgent: (pk) => this.d.agents.some((a) => a.pubkey === pk), cache: this.d.cache,
+      });
+      const { cursor } = context;
+      this.d.store.commit(conv, [
+        { t: "cursor", at: now, agent: cursor.agent, seq: cursor.seq, ...(cursor.session !== undefined ? { session: cursor.session } : {}) },
+        ...decideExecStart(conv.exec, now),
+      ]);
+      return buildAgentInput({ agent, project: this.d.project, conversation: conv, trigger, context, nameOf: this.d.nameOf });
+    });
+
+    this.stats.runs++;
+    this.stats.running++;
+    const started = this.d.clock.now();
+    let result: CommandResult;
+    try {
+      result = await runCommand(
+        { command: agent.backend.command, cwd: this.d.projectDir, timeoutMs: agent.backend.timeoutSeconds * 1000 },
+        input, { signal: this.d.signal },
+      );
+    } finally {
+      this.stats.running--;
+    }
+    const durationMs = this.d.clock.now() - started;
+
+    // The output's state changes first, then the agent's event (durable in the log before it
+    // goes out), and only then the run's record: a crash in between runs the agent again
+    // (at-least-once) rather than losing its answer.
+    const event = await this.d.queues.run(convId, async () => {
+      if (!result.ok) return undefined;
+      const conv = await this.mustGet(convId);
+      const plan = planOutput(result.output, {
+        conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
+        turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now: this.d.clock.now(),
+      });
+      if (plan.refused) this.d.log.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
+      await this.d.store.commit(conv, plan.records).durable;
+      return plan.event;
+    });
+    let error: { kind: string; message: string } | undefined = result.ok ? undefined : result.error;
+    if (event) {
+      try {
+        await this.d.publisher.publish(agent.pubkey, event);
+      } catch (err) {
+        error = { kind: "publish_refused", message: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    if (error) this.fail(convId, agent, error.kind, error.message);
+
+    await this.d.queues.run(convId, async () => {
+      const conv = await this.mustGet(convId);
+      const now = this.d.clock.now();
+      const run: NewRecord = {
+        t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: error ? "failed" : "ok", durationMs,
+        ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+      };
+      await this.d.store.commit(conv, [run, ...decideExecStop(conv.exec, now)]).durable;
+    });
+  }
+
+  private async mustGet(convId: string): Promise<Conversation> {
+    const conv = await this.d.store.get(convId);
+    if (!conv) throw new Error(`conversation ${convId} vanished`);
+    return conv;
+  }
+
+  private fail(conversationId: string, agent: AgentInfo, kind: string, message: string): void {
+    this.stats.failures++;
+    this.stats.lastFailure = { at: this.d.clock.now(), agent: agent.slug, conversationId, kind, message };
+    this.d.log.warn("agent run failed", { conversation: conversationId, agent: agent.slug, kind, message });
+  }
+}

@@ -1,0 +1,14 @@
+// The root of a conversation as an event reference for NIP-22 tags. The root itself may not
+// have arrived yet (a reply can come first): its id, kind and author are then read from the
+// trigger's uppercase E/K/P tags, which name it.
+
+import type { EventRef } from "../../src/agent-events/index.js";
+import type { Conversation } from "../../src/conversation-state.js";
+import { rootAuthor, rootKind } from "../../src/tags.js";
+import type { NostrEvent } from "../../src/types.js";
+
+export function rootRefOf(conv: Conversation, trigger: NostrEvent): EventRef {
+  const root = conv.eventsById.get(conv.id)?.ev;
+  if (root) return { id: root.id, kind: root.kind, pubkey: root.pubkey };
+  return { id: conv.id, kind: conv.rootKind ?? rootKind(trigger.tags) ?? 11, pubkey: rootAuthor(trigger.tags) ?? trigger.pubkey };
+}

@@ -1,0 +1,278 @@
+// The daemon's lifecycle: start wires every part in order and is ready when the log, the index
+// and the relays are in step; stop undoes it in reverse, idempotently, and marks a clean stop so
+// the next start can skip the index check. Every background task runs in a BackgroundLoop.
+
+import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ContextCache } from "../src/agent-view.js";
+import { recoverOpenSession } from "../src/execution-time.js";
+import type { Clock } from "../src/ports.js";
+import { decideTimeouts } from "../src/turns.js";
+import { FileConversationLog } from "../adapters/fs-log/index.js";
+import { startEmbeddedRelay, type EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
+import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
+import { KeySigner } from "../adapters/nostr/key-signer.js";
+import { VerifierPool } from "../adapters/verify/verifier-pool.js";
+import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { AgentRunner } from "./agents/agent-runner.js";
+import { agentsToRun } from "./agents/dispatch.js";
+import { BackgroundLoop } from "./background-loop.js";
+import type { LoadedProject } from "./config/index.js";
+import { publishHeartbeat } from "./heartbeat.js";
+import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-recovery.js";
+import { openIndex } from "./index-open.js";
+import { ConversationQueues } from "./ingest/conversation-queues.js";
+import { IngestCounters } from "./ingest/counters.js";
+import { IngestPipeline } from "./ingest/pipeline.js";
+import type { Logger } from "./log.js";
+import { Outbox } from "./outbox.js";
+import { acquirePidLock } from "./pid-lock.js";
+import { Publisher } from "./publisher.js";
+import { RelaySync, fetchThread } from "./relay-sync.js";
+import { ConversationStore } from "./store/conversation-store.js";
+import { recipientsFor } from "./recipients.js";
+
+export interface DaemonOptions {
+  log: Logger;
+  clock?: Clock;
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+const EMBEDDED_MARK = "embedded";
+
+export class Daemon {
+  readonly startedAt: number;
+  readyAt: number | undefined;
+  startup: { reconcile?: ReconcileReport; rebuilt?: boolean; cleanStart: boolean } = { cleanStart: false };
+  private stopping: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private readonly loops: BackgroundLoop[] = [];
+  private releaseLock: () => void = () => undefined;
+  relayUrls: string[] = [];
+  embedded: EmbeddedRelay | undefined;
+  gateway: NdkGateway | undefined;
+  sync: RelaySync | undefined;
+  readonly clock: Clock;
+  readonly counters = new IngestCounters();
+  readonly queues: ConversationQueues;
+  readonly cache = new ContextCache();
+  log!: FileConversationLog;
+  index!: SqliteIndex;
+  store!: ConversationStore;
+  verifier!: VerifierPool;
+  pipeline!: IngestPipeline;
+  outbox!: Outbox;
+  publisher!: Publisher;
+  runner!: AgentRunner;
+  readonly problems: { at: number; kind: string; detail: string }[] = [];
+
+  private constructor(readonly project: LoadedProject, private readonly opts: DaemonOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.startedAt = this.clock.now();
+    this.queues = new ConversationQueues(project.config.limits.maxConcurrentConversations);
+  }
+
+  static async start(project: LoadedProject, opts: DaemonOptions): Promise<Daemon> {
+    const d = new Daemon(project, opts);
+    try {
+      await d.open();
+    } catch (err) {
+      await d.stop();
+      throw err;
+    }
+    return d;
+  }
+
+  private get logger(): Logger {
+    return this.opts.log;
+  }
+
+  private problem(kind: string, detail: string): void {
+    this.problems.push({ at: this.clock.now(), kind, detail });
+    if (this.problems.length > 100) this.problems.shift();
+    this.logger.warn(kind, { detail });
+  }
+
+  private async open(): Promise<void> {
+    const { project } = this;
+    const dir = project.tenexDir;
+    mkdirSync(dir, { recursive: true });
+    this.releaseLock = acquirePidLock(join(dir, "daemon.pid"));
+
+    this.log = new FileConversationLog(dir, { onProblem: (p) => this.problem(`log_${p.kind}`, `${p.id}: ${p.detail}`) });
+    const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, this.clock.now());
+    this.index = opened.index;
+    if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);
+    await this.reconcile(opened.fresh);
+
+    this.store = new ConversationStore({
+      log: this.log, index: this.index,
+      isBusy: (id) => this.queues.isBusy(id),
+      onIndexError: (err, id) => this.problem("index_apply_failed", `${id}: ${String(err)}`),
+      onLoad: (conv) => recoverOpenSession(conv.exec),
+      onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
+    });
+    await this.store.init(this.index.openTurnConversations());
+    this.verifier = new VerifierPool();
+    const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
+    const commandAgents = new Set(project.agents.filter((a) => a.backend.type === "command").map((a) => a.pubkey));
+
+    await this.connectRelays();
+    const gateway = this.gateway!;
+    this.outbox = new Outbox({
+      gateway, clock: this.clock,
+      markSent: async (convId, eventId, relays) => {
+        await this.queues.run(convId, async () => {
+          const conv = await this.store.get(convId);
+          if (!conv) return;
+          await this.store.commit(conv, [{ t: "sent", at: this.clock.now(), eventId, relay: relays.join(" ") }]).durable;
+        });
+      },
+    });
+    this.pipeline = new IngestPipeline({
+      project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
+      queues: this.queues, counters: this.counters, clock: this.clock,
+      // Mailbox agents pull their work through the API: only command agents are run here.
+      runsFor: (conv, ev, decision) =>
+        agentsToRun(conv, ev, decision, project.orchestrator).filter((a) => commandAgents.has(a.pubkey)),
+      onAcknowledged: (conv, ev, runs) => {
+        for (const agent of runs) this.runner.trigger(conv.id, agent, ev);
+      },
+      onUnknownRoot: (rootId) => void fetchThread(gateway, rootId, (ev) => this.pipeline.ingest(ev))
+        .catch((err: unknown) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`)),
+    });
+    this.publisher = new Publisher(signers, this.pipeline, this.outbox);
+    const names = new Map(project.agents.map((a) => [a.pubkey, a.name]));
+    this.runner = new AgentRunner({
+      project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
+      store: this.store, queues: this.queues, publisher: this.publisher, clock: this.clock, log: this.logger,
+      cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
+      nameOf: (pk) => names.get(pk) ?? (pk === project.owner.pubkey ? "Owner" : `user ${pk.slice(0, 8)}`),
+      signal: this.abort.signal,
+    });
+
+    this.sync = new RelaySync({
+      gateway, relays: this.relayUrls, coordinate: project.coordinate, marks: this.index,
+      agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
+      markKey: (url) => (this.embedded && url === this.embedded.url ? EMBEDDED_MARK : url),
+      overlapSeconds: project.config.catchup.overlapSeconds,
+      ingest: (ev, relay, quiet) => this.pipeline.ingest(ev, { origin: "relay", ...(relay ? { relay } : {}), quiet }),
+      onCatchup: (r) => this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet }),
+      onError: (err) => this.problem("ingest_failed", String(err)),
+      now: () => this.clock.now(),
+    });
+    await this.resumeOutbox();
+    await this.sync.start();
+    await this.resumeRuns();
+    this.startLoops(signers.get(project.orchestrator.pubkey)!);
+    this.readyAt = this.clock.now();
+  }
+
+  /** Events published before a stop or crash that no relay accepted yet: send them again. */
+  private async resumeOutbox(): Promise<void> {
+    for (const { eventId, conversationId } of this.index.unsentEvents()) {
+      const ev = (await this.store.get(conversationId))?.eventsById.get(eventId)?.ev;
+      if (ev) void this.outbox.enqueue(ev, conversationId);
+      else this.problem("outbox_event_missing", `${eventId} in ${conversationId}`);
+    }
+  }
+
+  /** Agent runs acknowledged before a stop or crash and never recorded as done: run them now. */
+  private async resumeRuns(): Promise<void> {
+    for (const { conversationId, agent, triggerId } of this.index.pendingRuns()) {
+      const trigger = (await this.store.get(conversationId))?.eventsById.get(triggerId)?.ev;
+      const info = this.project.agents.find((a) => a.pubkey === agent);
+      if (trigger && info) this.runner.trigger(conversationId, info, trigger);
+      else this.problem("pending_run_unresolvable", `${agent.slice(0, 12)}… on ${triggerId} in ${conversationId}`);
+    }
+  }
+
+  private async reconcile(fresh: boolean): Promise<void> {
+    const marker = join(this.project.tenexDir, "clean-shutdown");
+    const clean = existsSync(marker);
+    // The marker is removed at once: a crash from here on leaves no claim of a clean stop.
+    if (clean) unlinkSync(marker);
+    this.startup.cleanStart = clean && !fresh;
+    if (fresh) {
+      const rebuilt = await rebuildIndex(this.log, this.index);
+      this.startup.rebuilt = true;
+      // A lost index lost its high-water marks too: resume from the newest event the logs hold
+      // (catch-up subtracts the overlap), so what was missed meanwhile still sets agents to work.
+      if (rebuilt.newestRelayEvent !== undefined && this.index.highWaterMarks().size === 0) {
+        for (const relay of this.configuredRelayKeys()) this.index.setHighWater(relay, rebuilt.newestRelayEvent);
+      }
+    } else if (!clean) {
+      this.startup.reconcile = await reconcileIndex(this.log, this.index);
+    }
+  }
+
+  /** Keys of the relays' high-water marks: the embedded relay's port may change between starts. */
+  private configuredRelayKeys(): string[] {
+    const { relays } = this.project.config;
+    return relays.length === 0 ? [EMBEDDED_MARK] : [...relays];
+  }
+
+  private async connectRelays(): Promise<void> {
+    const { config, tenexDir } = this.project;
+    if (config.relays.length === 0) {
+      this.embedded = await startEmbeddedRelay({ port: config.embeddedRelay.port, dbPath: join(tenexDir, "relay.sqlite") });
+      this.relayUrls = [this.embedded.url];
+    } else {
+      this.relayUrls = [...config.relays];
+    }
+    this.gateway = await NdkGateway.connect({ relays: this.relayUrls, clock: this.clock });
+  }
+
+  private startLoops(orchestrator: KeySigner): void {
+    const now = () => this.clock.now();
+    const { project } = this;
+    const loops = [
+      new BackgroundLoop("outbox", 1_000, () => this.outbox.retryDue(), now),
+      new BackgroundLoop("high-water", 1_000, () => this.sync?.flushMarks(), now),
+      new BackgroundLoop("heartbeat", project.config.heartbeatSeconds * 1000,
+        async () => void (await publishHeartbeat(this.gateway!, orchestrator, project.coordinate, project.agents, this.clock.now())), now),
+      new BackgroundLoop("turn-timeouts", 5_000, () => this.timeoutTurns(), now),
+    ];
+    for (const l of loops) {
+      this.loops.push(l);
+      l.start(l.status.name === "heartbeat");
+    }
+  }
+
+  private async timeoutTurns(): Promise<void> {
+    for (const id of this.store.openTurnConversations()) {
+      await this.queues.run(id, async () => {
+        const conv = await this.store.get(id);
+        if (!conv) return;
+        const recs = decideTimeouts(conv.turns, this.clock.now());
+        if (recs.length > 0) await this.store.commit(conv, recs).durable;
+      });
+    }
+  }
+
+  loopStatus() {
+    return this.loops.map((l) => ({ ...l.status }));
+  }
+
+  /** Idempotent: every call returns the same promise. */
+  stop(): Promise<void> {
+    this.stopping ??= this.close();
+    return this.stopping;
+  }
+
+  private async close(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops.map((l) => l.stop()));
+    this.sync?.stop();
+    await this.runner?.idle();
+    await this.queues.idle();
+    await this.verifier?.close();
+    await this.gateway?.close();
+    await this.embedded?.close();
+    await this.log?.close();
+    this.sync?.flushMarks();
+    this.index?.close();
+    if (this.readyAt !== undefined) writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${this.clock.now()}\n`);
+    this.releaseLock();
+  }
+}

@@ -1,0 +1,130 @@
+// Keeps the daemon in step with its relays: the live subscription first, then a back-fill from
+// the high-water mark minus an overlap, again after every reconnect. High-water marks are per
+// relay (the newest created_at each has delivered) and are flushed to the index periodically.
+
+import { KIND } from "../src/kinds.js";
+import type { RelayFilter, RelayGateway, RelaySubscription } from "../src/ports.js";
+import type { NostrEvent } from "../src/types.js";
+import { catchUp, type CatchupResult } from "./catchup.js";
+import type { IngestOutcome } from "./ingest/pipeline.js";
+
+export interface HighWaterStore {
+  highWaterMarks(): Map<string, number>;
+  setHighWater(relay: string, createdAt: number): boolean;
+}
+
+export interface RelaySyncDeps {
+  gateway: RelayGateway & { onReconnect?(fn: (url: string) => void): () => void };
+  relays: readonly string[];
+  /** The key a relay's high-water mark is stored under (stable across restarts). */
+  markKey: (url: string) => string;
+  coordinate: string;
+  /** The project's agents: replies p-tagging them are ours even without an `a` tag. */
+  agentPubkeys: readonly string[];
+  /** Owner and whitelisted users: replies in threads they rooted (uppercase P) may be ours. */
+  userPubkeys: readonly string[];
+  marks: HighWaterStore;
+  overlapSeconds: number;
+  ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean) => Promise<IngestOutcome>;
+  onCatchup?: (r: CatchupResult & { quiet: boolean; ms: number }) => void;
+  onError?: (err: unknown) => void;
+  now: () => number;
+}
+
+export const CONVERSATION_KINDS = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK];
+
+export class RelaySync {
+  private sub: RelaySubscription | undefined;
+  private offReconnect: (() => void) | undefined;
+  private readonly pendingMarks = new Map<string, number>();
+  private catchingUp: Promise<void> | undefined;
+  private again = false;
+  lastCatchup: (CatchupResult & { quiet: boolean; ms: number; at: number }) | undefined;
+
+  constructor(private readonly d: RelaySyncDeps) {}
+
+  /**
+   * Events tagged with the project, plus replies that name an agent or a thread one of our users
+   * rooted: NDK's reply() does not carry the `a` tag over. What is not in a known conversation is
+   * ignored by the pipeline.
+   */
+  filters(): RelayFilter[] {
+    return [
+      { kinds: CONVERSATION_KINDS, "#a": [this.d.coordinate] },
+      { kinds: [KIND.REPLY], "#p": [...this.d.agentPubkeys] },
+      { kinds: [KIND.REPLY], "#P": [...this.d.userPubkeys] },
+    ];
+  }
+
+  /** Live first (limit 0: nothing stored), then the back-fill. Resolves when the back-fill is done. */
+  async start(): Promise<void> {
+    this.sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
+      void this.d.ingest(ev, relay, false).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
+    });
+    this.offReconnect = this.d.gateway.onReconnect?.(() => void this.backfill().catch(this.d.onError));
+    await this.backfill();
+  }
+
+  stop(): void {
+    this.sub?.close();
+    this.offReconnect?.();
+    this.flushMarks();
+  }
+
+  /** Writes the high-water marks gathered since the last flush. */
+  flushMarks(): void {
+    for (const [relay, at] of this.pendingMarks) this.d.marks.setHighWater(relay, at);
+    this.pendingMarks.clear();
+  }
+
+  /** Back-fill; concurrent requests (several reconnects) collapse into one more run. */
+  backfill(): Promise<void> {
+    if (this.catchingUp) {
+      this.again = true;
+      return this.catchingUp;
+    }
+    this.catchingUp = (async () => {
+      do {
+        this.again = false;
+        await this.backfillOnce();
+      } while (this.again);
+    })().finally(() => (this.catchingUp = undefined));
+    return this.catchingUp;
+  }
+
+  private async backfillOnce(): Promise<void> {
+    const marks = this.d.marks.highWaterMarks();
+    const known = this.d.relays.map((r) => marks.get(this.d.markKey(r))).filter((m): m is number => m !== undefined);
+    // With no mark at all this project has never synced: take the history in, but quietly
+    // (no agent runs on old events). A relay without a mark next to others gets the oldest mark.
+    const quiet = known.length === 0;
+    const since = quiet ? undefined : Math.max(0, Math.min(...known) - this.d.overlapSeconds);
+    const started = this.d.now();
+    const result = await catchUp({
+      gateway: this.d.gateway, filters: this.filters(), since, pageSize: 500, fetchTimeoutMs: 15_000,
+      ingest: (ev) => this.d.ingest(ev, undefined, quiet),
+    });
+    if (result.newest !== undefined) {
+      for (const r of this.d.relays) this.raise(r, result.newest);
+      this.flushMarks();
+    }
+    this.lastCatchup = { ...result, quiet, ms: this.d.now() - started, at: this.d.now() };
+    this.d.onCatchup?.(this.lastCatchup);
+  }
+
+  private noteDelivered(o: IngestOutcome, ev: NostrEvent, relay: string): void {
+    if (o.status === "accepted" || o.status === "duplicate") this.raise(relay, ev.created_at);
+  }
+
+  private raise(relay: string, at: number): void {
+    const key = this.d.markKey(relay);
+    if ((this.pendingMarks.get(key) ?? 0) < at) this.pendingMarks.set(key, at);
+  }
+}
+
+/** The root and thread of a conversation we have only heard of through a reply. */
+export async function fetchThread(gateway: RelayGateway, rootId: string, ingest: (ev: NostrEvent) => Promise<unknown>): Promise<number> {
+  const events = await gateway.fetch([{ ids: [rootId] }, { kinds: [KIND.REPLY], "#E": [rootId] }], 10_000);
+  await Promise.all(events.map(ingest));
+  return events.length;
+}

@@ -1,0 +1,115 @@
+// The whole flow with the daemon as a child process and a real relay on loopback: a TENEX web
+// client (NDK) starts a conversation; the daemon runs the demo agents; their signed events
+// appear on the relay with the TENEX tags; the orchestrator walks the phases; turns complete.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import NDK, { NDKEvent, NDKPrivateKeySigner } from "@nostr-dev-kit/ndk";
+import { WebSocket } from "ws";
+import { verifyEvent } from "nostr-tools/pure";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRaw, startTestRelay, type TestRelay } from "../helpers/relay.js";
+import { eventually, makeProject, readLog, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import type { NostrEvent } from "../../src/types.js";
+
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+
+let tmp: string;
+let relay: TestRelay;
+let project: TestProject;
+let daemon: RunningDaemon;
+let ndk: NDK;
+
+const tag = (ev: NostrEvent, name: string) => ev.tags.find((t) => t[0] === name);
+const repliesTo = (root: string) => queryRaw(relay.url, { kinds: [1111], "#E": [root], limit: 500 });
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "tenexd-flow-"));
+  relay = await startTestRelay();
+  project = makeProject(join(tmp, "p"), (c) => {
+    c.relays = [relay.url];
+  });
+  daemon = await startDaemon(project.dir);
+  ndk = new NDK({ explicitRelayUrls: [relay.url], signer: new NDKPrivateKeySigner(project.owner.sk), enableOutboxModel: false, autoConnectUserRelays: false });
+  await ndk.connect(5_000);
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  for (const r of ndk?.pool.relays.values() ?? []) r.disconnect();
+  await relay?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("agents on Nostr, end to end", () => {
+  it("a kind 11 addressed to an agent (as the TENEX web client sends it) gets that agent's signed NIP-22 reply", async () => {
+    const root = new NDKEvent(ndk, {
+      kind: 11, content: "Planner, please outline a health endpoint",
+      tags: [["a", project.coordinate], ["title", "Health endpoint"], ["p", project.agents.planner!]],
+    } as never);
+    await root.publish();
+
+    const reply = await eventually(async () => (await repliesTo(root.id)).find((e) => e.pubkey === project.agents.planner), 20_000, "planner reply");
+    expect(verifyEvent(reply as never)).toBe(true);
+    expect(tag(reply, "E")?.slice(0, 2)).toEqual(["E", root.id]);
+    expect(tag(reply, "K")).toEqual(["K", "11"]);
+    expect(tag(reply, "P")).toEqual(["P", project.owner.pubkey]);
+    expect(tag(reply, "e")?.[1]).toBe(root.id);
+    expect(tag(reply, "a")).toEqual(["a", project.coordinate]);
+    expect(tag(reply, "phase")).toEqual(["phase", "chat"]);
+    expect(tag(reply, "triggering-event-id")).toEqual(["triggering-event-id", root.id]);
+    expect(Number(tag(reply, "net-time")?.[1])).toBeGreaterThanOrEqual(0);
+    // The demo planner completes: a completion goes to the orchestrator.
+    expect(tag(reply, "tool")).toEqual(["tool", "complete"]);
+    expect(tag(reply, "p")).toEqual(["p", project.agents.orchestrator]);
+
+    // The user answers with NDK's reply() (no `a` tag): the daemon still files it in the conversation.
+    const ndkRoot = new NDKEvent(ndk, root.rawEvent() as never);
+    const answer = ndkRoot.reply();
+    answer.content = "Thanks, planner";
+    await answer.publish();
+    const log = await eventually(() => {
+      const recs = readLog(project.tenexDir, root.id);
+      return recs.some((r) => r.t === "event" && r.ev.id === answer.id) ? recs : undefined;
+    }, 10_000, "the NDK reply in the log");
+    expect(log.filter((r) => r.t === "event" && r.ev.id === answer.id)).toHaveLength(1);
+  });
+
+  it("the whole flow: user → orchestrator → planner/coder/reviewer through the phases → turns complete", async () => {
+    const root = new NDKEvent(ndk, {
+      kind: 11, content: "Add a health endpoint", tags: [["a", project.coordinate], ["title", "Health"]],
+    } as never);
+    await root.publish();
+
+    const done = await eventually(async () => {
+      const events = await repliesTo(root.id);
+      return events.find((e) => e.pubkey === project.agents.orchestrator && e.content.startsWith("Done:")) ? events : undefined;
+    }, 40_000, "the orchestrator's final answer");
+
+    const by = (slug: string) => done.filter((e) => e.pubkey === project.agents[slug]);
+    for (const slug of ["planner", "coder", "reviewer"]) {
+      expect(by(slug), slug).toHaveLength(1);
+      expect(tag(by(slug)[0]!, "tool")).toEqual(["tool", "complete"]);
+    }
+    expect(tag(by("planner")[0]!, "phase")).toEqual(["phase", "plan"]);
+    expect(tag(by("coder")[0]!, "phase")).toEqual(["phase", "execute"]);
+    expect(tag(by("reviewer")[0]!, "phase")).toEqual(["phase", "verification"]);
+
+    const log = await eventually(() => {
+      const recs = readLog(project.tenexDir, root.id);
+      return recs.filter((r) => r.t === "phase").length === 4 ? recs : undefined;
+    }, 10_000, "four phase records");
+    expect(log.filter((r) => r.t === "phase").map((r) => `${r.from}→${r.to}`)).toEqual([
+      "chat→plan", "plan→execute", "execute→verification", "verification→chat",
+    ]);
+    const ends = log.filter((r) => r.t === "turn_end");
+    expect(ends.map((r) => r.status)).toEqual(["completed", "completed", "completed"]);
+    expect(log.filter((r) => r.t === "completion")).toHaveLength(3);
+    expect(log.filter((r) => r.t === "agent_run" && r.outcome === "ok")).toHaveLength(7);
+    // Every event of the conversation is in the log once.
+    const ids = log.filter((r) => r.t === "event").map((r) => r.ev.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(done.map((e) => e.id)));
+  });
+});

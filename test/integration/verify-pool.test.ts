@@ -1,0 +1,133 @@
+// The verifier pool on real worker threads and real signatures: verdicts are exact and in order,
+// a killed worker is replaced without losing its batch, and nothing ever hangs.
+
+import type { Worker } from "node:worker_threads";
+import { initNostrWasm } from "nostr-wasm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VerifierClosedError, VerifierError } from "../../adapters/verify/errors.js";
+import { VerifierPool } from "../../adapters/verify/verifier-pool.js";
+import { wasmCheck, wasmVerify } from "../../adapters/verify/wasm-verify.js";
+import type { NostrEvent } from "../../src/types.js";
+import { filler, newKey, sign, testProject } from "../helpers/events.js";
+
+const TOTAL = 2000;
+const project = testProject();
+
+// 2,000 real events. Most are signed with nostr-wasm (signing 2,000 in pure JS takes ~10 s
+// here); every 40th with nostr-tools' pure JS (test/helpers), so the pool is also checked
+// against a second implementation.
+async function signedEvents(): Promise<NostrEvent[]> {
+  const nw = await initNostrWasm();
+  const keys = Array.from({ length: 10 }, () => nw.generateSecretKey());
+  const root = project.root(project.owner, "the root");
+  return Array.from({ length: TOTAL }, (_, i) => {
+    if (i % 40 === 0) return project.reply(project.agents.coder!, root, filler(i));
+    const ev = { kind: 1111, created_at: 1_700_000_000 + i, content: filler(i), tags: [["E", root.id], ["a", project.coordinate]] };
+    nw.finalizeEvent(ev as NostrEvent, keys[i % keys.length]!);
+    return ev as NostrEvent;
+  });
+}
+
+const flipSigByte = (ev: NostrEvent): NostrEvent => {
+  const b = (parseInt(ev.sig.slice(0, 2), 16) ^ 0x80).toString(16).padStart(2, "0");
+  return { ...ev, sig: b + ev.sig.slice(2) };
+};
+
+let events: NostrEvent[] = [];
+/** Index → what was done to it: half get an edited content (bad id), half a flipped sig byte. */
+const corrupted = new Map<number, "bad_id" | "bad_signature">();
+
+beforeAll(async () => {
+  events = await signedEvents();
+  // 100 indices spread over the whole range: a stride coprime with 2,000 never repeats one.
+  for (let k = 0; k < 100; k++) {
+    const i = (k * 259 + 11) % TOTAL;
+    corrupted.set(i, k % 2 === 0 ? "bad_id" : "bad_signature");
+    events[i] = k % 2 === 0 ? { ...events[i]!, content: `${events[i]!.content}!` } : flipSigByte(events[i]!);
+  }
+  expect(corrupted.size).toBe(100);
+});
+
+const falseIndices = (verdicts: boolean[]) => verdicts.flatMap((ok, i) => (ok ? [] : [i]));
+const expectedFalse = () => [...corrupted.keys()].sort((a, b) => a - b);
+
+describe("VerifierPool", () => {
+  const pools: VerifierPool[] = [];
+  const open = (...args: ConstructorParameters<typeof VerifierPool>) => {
+    const p = new VerifierPool(...args);
+    pools.push(p);
+    return p;
+  };
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+  });
+
+  it("finds exactly the 100 corrupted events among 2,000, in order, with the right verdict", async () => {
+    const pool = open({ workers: 2 });
+    const ok = await pool.verifyBatch(events);
+    expect(ok).toHaveLength(TOTAL);
+    expect(falseIndices(ok)).toEqual(expectedFalse());
+    const bad = [...corrupted.keys()];
+    expect(await pool.checkBatch(bad.map((i) => events[i]!))).toEqual(bad.map((i) => corrupted.get(i)));
+    expect(pool.stats()).toMatchObject({ workers: 2, crashes: 0, inflight: 0, queued: 0 });
+  });
+
+  it("micro-batches single verify() calls and answers each one", async () => {
+    const pool = open({ workers: 2, maxBatch: 64 });
+    const some = events.slice(0, 400);
+    const ok = await Promise.all(some.map((ev) => pool.verify(ev)));
+    expect(falseIndices(ok)).toEqual(expectedFalse().filter((i) => i < 400));
+    // One straggler alone still gets its answer (the 1 ms linger, not a full batch).
+    expect(await pool.verify(events[1]!)).toBe(true);
+  });
+
+  it("replaces a killed worker and retries its in-flight batches", async () => {
+    const started: { worker: Worker; slot: number }[] = [];
+    const pool = open({ workers: 2, onWorkerStart: (worker, slot) => started.push({ worker, slot }) });
+    const some = events.slice(0, 1000);
+    const pending = pool.verifyBatch(some);
+    expect(pool.stats().inflight).toBe(some.length);
+    await started[0]!.worker.terminate();
+    const ok = await pending;
+    expect(falseIndices(ok)).toEqual(expectedFalse().filter((i) => i < 1000));
+    expect(pool.stats()).toMatchObject({ workers: 2, crashes: 1 });
+    expect(started.filter((s) => s.slot === 0)).toHaveLength(2);
+    // The replacement does real work.
+    expect(falseIndices(await pool.verifyBatch(events.slice(0, 100)))).toEqual(expectedFalse().filter((i) => i < 100));
+  });
+
+  it("fails, never hangs, when every worker dies as soon as it starts", async () => {
+    const pool = open({ workers: 1, onWorkerStart: (worker) => void worker.terminate() });
+    await expect(pool.verify(events[1]!)).rejects.toBeInstanceOf(VerifierError);
+    await expect(pool.verifyBatch(events.slice(0, 10))).rejects.toBeInstanceOf(VerifierError);
+    await expect.poll(() => pool.stats().workers).toBe(0);
+    expect(pool.stats().crashes).toBe(3);
+  });
+
+  it("close() is idempotent, rejects what is waiting and refuses new work", async () => {
+    const pool = open({ workers: 1 });
+    const waiting = pool.verifyBatch(events.slice(0, 500));
+    const first = pool.close();
+    expect(pool.close()).toBe(first);
+    await expect(waiting).rejects.toBeInstanceOf(VerifierClosedError);
+    await first;
+    await expect(pool.verify(events[1]!)).rejects.toBeInstanceOf(VerifierClosedError);
+  });
+});
+
+describe("wasmVerify (in-process)", () => {
+  it("agrees with the pool and refuses hex that nostr-wasm would parse leniently", () => {
+    const good = events[1]!;
+    expect(wasmVerify(good)).toBe(true);
+    expect(wasmVerify({ ...good, id: good.id.toUpperCase() })).toBe(false);
+    expect(wasmVerify({ ...good, pubkey: good.pubkey.toUpperCase() })).toBe(false);
+    expect(wasmCheck(events[[...corrupted.keys()][0]!]!)).toBe("bad_id");
+  });
+
+  it("verifies events too big for the wasm heap through the pure-JS path", () => {
+    const big = sign(newKey(), 1111, filler(0, 1_200_000));
+    expect(wasmCheck(big)).toBe("ok");
+    expect(wasmCheck({ ...big, content: `${big.content}.` })).toBe("bad_id");
+    expect(wasmCheck(flipSigByte(big))).toBe("bad_signature");
+  });
+});
