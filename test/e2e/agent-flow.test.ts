@@ -82,10 +82,14 @@ describe("agents on Nostr, end to end", () => {
     } as never);
     await root.publish();
 
+    // Each agent's event goes out through its own outbox send: the final answer may reach the
+    // relay before the reviewer's completion does, so wait for all of them.
     const done = await eventually(async () => {
       const events = await repliesTo(root.id);
-      return events.find((e) => e.pubkey === project.agents.orchestrator && e.content.startsWith("Done:")) ? events : undefined;
-    }, 40_000, "the orchestrator's final answer");
+      const final = events.some((e) => e.pubkey === project.agents.orchestrator && e.content.startsWith("Done:"));
+      const agents = ["planner", "coder", "reviewer"].every((s) => events.some((e) => e.pubkey === project.agents[s]));
+      return final && agents ? events : undefined;
+    }, 40_000, "the orchestrator's final answer and every agent's completion");
 
     const by = (slug: string) => done.filter((e) => e.pubkey === project.agents[slug]);
     for (const slug of ["planner", "coder", "reviewer"]) {
