@@ -102,14 +102,16 @@ describe("agents on Nostr, end to end", () => {
 
     const log = await eventually(() => {
       const recs = readLog(project.tenexDir, root.id);
-      return recs.filter((r) => r.t === "phase").length === 4 ? recs : undefined;
-    }, 10_000, "four phase records");
+      const runs = recs.filter((r) => r.t === "agent_run").length;
+      return recs.filter((r) => r.t === "phase").length === 4 && runs >= 7 ? recs : undefined;
+    }, 10_000, "four phase records and seven agent runs");
     expect(log.filter((r) => r.t === "phase").map((r) => `${r.from}→${r.to}`)).toEqual([
       "chat→plan", "plan→execute", "execute→verification", "verification→chat",
     ]);
     const ends = log.filter((r) => r.t === "turn_end");
     expect(ends.map((r) => r.status)).toEqual(["completed", "completed", "completed"]);
     expect(log.filter((r) => r.t === "completion")).toHaveLength(3);
+    // orchestrator ×4 (the request, then each completed turn), planner, coder, reviewer.
     expect(log.filter((r) => r.t === "agent_run" && r.outcome === "ok")).toHaveLength(7);
     // Every event of the conversation is in the log once.
     const ids = log.filter((r) => r.t === "event").map((r) => r.ev.id);
