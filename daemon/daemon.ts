@@ -12,9 +12,10 @@ import { FileConversationLog } from "../adapters/fs-log/index.js";
 import { startEmbeddedRelay, type EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
 import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
-import { VerifierPool } from "../adapters/verify/verifier-pool.js";
+import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { AgentRunner } from "./agents/agent-runner.js";
+import { ApiServer } from "./api/server.js";
 import { agentsToRun } from "./agents/dispatch.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
@@ -59,12 +60,13 @@ export class Daemon {
   log!: FileConversationLog;
   index!: SqliteIndex;
   store!: ConversationStore;
-  verifier!: VerifierPool;
+  verifier!: OnDemandVerifier;
   pipeline!: IngestPipeline;
   outbox!: Outbox;
   publisher!: Publisher;
   runner!: AgentRunner;
   readonly problems: { at: number; kind: string; detail: string }[] = [];
+  private api: ApiServer | undefined;
 
   private constructor(readonly project: LoadedProject, private readonly opts: DaemonOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -113,7 +115,7 @@ export class Daemon {
       onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
     });
     await this.store.init(this.index.openTurnConversations());
-    this.verifier = new VerifierPool();
+    this.verifier = new OnDemandVerifier();
     const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
     const commandAgents = new Set(project.agents.filter((a) => a.backend.type === "command").map((a) => a.pubkey));
 
@@ -162,9 +164,10 @@ export class Daemon {
       now: () => this.clock.now(),
     });
     await this.resumeOutbox();
-    await this.sync.start();
+    this.sync.start();
     await this.resumeRuns();
     this.startLoops(signers.get(project.orchestrator.pubkey)!);
+    this.api = await ApiServer.start(this, this.logger.child({ component: "api" }));
     this.readyAt = this.clock.now();
   }
 
@@ -261,11 +264,13 @@ export class Daemon {
   }
 
   private async close(): Promise<void> {
+    await this.api?.stop();
     this.abort.abort();
     await Promise.all(this.loops.map((l) => l.stop()));
-    this.sync?.stop();
+    await this.sync?.stop();
     await this.runner?.idle();
     await this.queues.idle();
+    await this.store?.indexed();
     await this.verifier?.close();
     await this.gateway?.close();
     await this.embedded?.close();

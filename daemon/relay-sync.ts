@@ -1,6 +1,8 @@
 // Keeps the daemon in step with its relays: the live subscription first, then a back-fill from
 // the high-water mark minus an overlap, again after every reconnect. High-water marks are per
-// relay (the newest created_at each has delivered) and are flushed to the index periodically.
+// relay (the newest created_at each has delivered) and are flushed to the index periodically,
+// but never while a back-fill runs: a live event is newer than the range still being filled,
+// and a crash then must not let the next start skip that range.
 
 import { KIND } from "../src/kinds.js";
 import type { RelayFilter, RelayGateway, RelaySubscription } from "../src/ports.js";
@@ -37,8 +39,10 @@ export class RelaySync {
   private sub: RelaySubscription | undefined;
   private offReconnect: (() => void) | undefined;
   private readonly pendingMarks = new Map<string, number>();
-  private catchingUp: Promise<void> | undefined;
+  private catchingUp_: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
+  private lastBackfillComplete = false;
   lastCatchup: (CatchupResult & { quiet: boolean; ms: number; at: number }) | undefined;
 
   constructor(private readonly d: RelaySyncDeps) {}
@@ -56,43 +60,65 @@ export class RelaySync {
     ];
   }
 
-  /** Live first (limit 0: nothing stored), then the back-fill. Resolves when the back-fill is done. */
-  async start(): Promise<void> {
+  /**
+   * Live first (limit 0: nothing stored), then the back-fill in the background: the daemon
+   * serves (and takes new events) while it catches up. `backfill()` resolves when it is done.
+   */
+  start(): void {
     this.sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
       void this.d.ingest(ev, relay, false).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
     });
     this.offReconnect = this.d.gateway.onReconnect?.(() => void this.backfill().catch(this.d.onError));
-    await this.backfill();
+    void this.backfill().catch(this.d.onError);
   }
 
-  stop(): void {
+  /** Resolves when no back-fill is running (without asking for one). */
+  async idle(): Promise<void> {
+    while (this.catchingUp_) await this.catchingUp_.catch(() => undefined);
+  }
+
+  /** True while a back-fill runs. */
+  get catchingUp(): boolean {
+    return this.catchingUp_ !== undefined;
+  }
+
+  /** Closes the subscription, ends a running back-fill at its next page, and waits for it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
     this.sub?.close();
     this.offReconnect?.();
+    await this.catchingUp_?.catch(() => undefined);
     this.flushMarks();
   }
 
-  /** Writes the high-water marks gathered since the last flush. */
+  /** Writes the high-water marks gathered since the last flush, unless a back-fill is running. */
   flushMarks(): void {
+    if (this.catchingUp_ || !this.lastBackfillComplete) return;
     for (const [relay, at] of this.pendingMarks) this.d.marks.setHighWater(relay, at);
     this.pendingMarks.clear();
   }
 
   /** Back-fill; concurrent requests (several reconnects) collapse into one more run. */
   backfill(): Promise<void> {
-    if (this.catchingUp) {
+    if (this.catchingUp_) {
       this.again = true;
-      return this.catchingUp;
+      return this.catchingUp_;
     }
-    this.catchingUp = (async () => {
+    this.catchingUp_ = (async () => {
       do {
         this.again = false;
         await this.backfillOnce();
-      } while (this.again);
-    })().finally(() => (this.catchingUp = undefined));
-    return this.catchingUp;
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.catchingUp_ = undefined;
+      this.flushMarks();
+    });
+    return this.catchingUp_;
   }
 
   private async backfillOnce(): Promise<void> {
+    // Until this one completes, no mark moves (a failed back-fill keeps them where they were).
+    this.lastBackfillComplete = false;
     const marks = this.d.marks.highWaterMarks();
     const known = this.d.relays.map((r) => marks.get(this.d.markKey(r))).filter((m): m is number => m !== undefined);
     // With no mark at all this project has never synced: take the history in, but quietly
@@ -103,11 +129,10 @@ export class RelaySync {
     const result = await catchUp({
       gateway: this.d.gateway, filters: this.filters(), since, pageSize: 500, fetchTimeoutMs: 15_000,
       ingest: (ev) => this.d.ingest(ev, undefined, quiet),
+      stopped: () => this.stopped,
     });
-    if (result.newest !== undefined) {
-      for (const r of this.d.relays) this.raise(r, result.newest);
-      this.flushMarks();
-    }
+    this.lastBackfillComplete = result.complete;
+    if (result.complete && result.newest !== undefined) for (const r of this.d.relays) this.raise(r, result.newest);
     this.lastCatchup = { ...result, quiet, ms: this.d.now() - started, at: this.d.now() };
     this.d.onCatchup?.(this.lastCatchup);
   }
@@ -116,7 +141,11 @@ export class RelaySync {
     if (o.status === "accepted" || o.status === "duplicate") this.raise(relay, ev.created_at);
   }
 
-  private raise(relay: string, at: number): void {
+  private raise(relay: string, createdAt: number): void {
+    // A mark is how far the daemon has synced: never past now, whatever a relay (or a client
+    // with a wrong clock) put in created_at. A mark in the future would make the next back-fill
+    // start there and skip everything published meanwhile.
+    const at = Math.min(createdAt, Math.floor(this.d.now() / 1000));
     const key = this.d.markKey(relay);
     if ((this.pendingMarks.get(key) ?? 0) < at) this.pendingMarks.set(key, at);
   }

@@ -1,7 +1,14 @@
 // The Director's view of a running daemon: one plain object, the same for the API, the CLI's
-// `status` and the tests. Cheap to build: counters and in-memory state only, no log reads.
+// `status` and the tests. Cheap to build: counters, in-memory state and a few index lookups
+// (one row each), no log reads. Stuck turns need the conversations with an open turn, which
+// are live in memory already; that part is async (directorStatus).
 
+import { detectRoutingProblems } from "../src/routing-health.js";
+import { currentTurn } from "../src/turns.js";
 import type { Daemon } from "./daemon.js";
+
+// The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
+const EMBEDDED_MARK = "embedded";
 
 export function buildStatus(d: Daemon) {
   const now = d.clock.now();
@@ -13,12 +20,14 @@ export function buildStatus(d: Daemon) {
     readyMs: d.readyAt !== undefined ? d.readyAt - d.startedAt : null,
     startup: d.startup,
     relays: d.gateway?.health() ?? [],
+    lag: relayLag(d, now),
     embeddedRelay: d.embedded ? d.embedded.url : null,
     lastCatchup: d.sync?.lastCatchup ?? null,
     ingest: d.counters.snapshot(),
     queues: d.queues.depths(),
     store: d.store.stats(),
     agents: { ...d.runner.stats },
+    unread: unreadBacklog(d, now),
     outbox: d.outbox.status(),
     loops: d.loopStatus(),
     log: d.log.stats(),
@@ -26,4 +35,60 @@ export function buildStatus(d: Daemon) {
   };
 }
 
-export type DaemonStatus = ReturnType<typeof buildStatus>;
+/** How far behind each relay the daemon is: the newest created_at it has taken from it. */
+function relayLag(d: Daemon, now: number) {
+  const marks = d.index.highWaterMarks();
+  return d.relayUrls.map((url) => {
+    const mark = marks.get(url) ?? (d.embedded?.url === url ? marks.get(EMBEDDED_MARK) : undefined);
+    return { url, highWater: mark ?? null, behindSeconds: mark !== undefined ? Math.max(0, Math.floor(now / 1000) - mark) : null };
+  });
+}
+
+/** Every agent's unread count, and the ones above `limits.unreadThreshold` (falling behind). */
+function unreadBacklog(d: Daemon, now: number) {
+  const threshold = d.project.config.limits.unreadThreshold;
+  const byAgent = d.project.agents.map((a) => ({ slug: a.slug, pubkey: a.pubkey, unread: d.index.unreadCount(a.pubkey, now) }));
+  return { threshold, byAgent, overThreshold: byAgent.filter((a) => a.unread > threshold).map((a) => a.slug) };
+}
+
+export interface StuckTurn {
+  conversationId: string;
+  title: string;
+  turn: number;
+  phase: string;
+  startedAt: number;
+  deadline: number | null;
+  overdue: boolean;
+  /** Slugs of the routed agents that have not completed. */
+  waitingFor: string[];
+  problems: ReturnType<typeof detectRoutingProblems>;
+}
+
+/** Open turns past their deadline, or in a conversation whose routing loops or stalls. */
+export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: StuckTurn[] }> {
+  const now = d.clock.now();
+  const { limits } = d.project.config;
+  const slug = (pk: string) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk.slice(0, 8);
+  const ids = d.store.openTurnConversations();
+  const stuck: StuckTurn[] = [];
+  for (const id of ids) {
+    const conv = await d.store.get(id);
+    const turn = conv && currentTurn(conv.turns);
+    if (!conv || !turn) continue;
+    const problems = detectRoutingProblems(conv.turns, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
+    const overdue = turn.deadline !== undefined && now > turn.deadline;
+    if (!overdue && !problems.repeatedRouting && !problems.stalled) continue;
+    const done = new Set([...turn.completions.values()].map((c) => c.agent));
+    stuck.push({
+      conversationId: id, title: conv.title, turn: turn.number, phase: turn.phase, startedAt: turn.startedAt,
+      deadline: turn.deadline ?? null, overdue, waitingFor: turn.agents.filter((a) => !done.has(a)).map(slug), problems,
+    });
+  }
+  return { open: ids.length, stuck };
+}
+
+export async function directorStatus(d: Daemon) {
+  return { ...buildStatus(d), turns: await stuckTurns(d) };
+}
+
+export type DaemonStatus = Awaited<ReturnType<typeof directorStatus>>;

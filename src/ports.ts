@@ -31,10 +31,20 @@ export interface ConversationLog {
   close(): Promise<void>;
 }
 
+export interface IndexBatchItem {
+  conversation: Conversation;
+  /** Records of that conversation, in log order. */
+  records: readonly LogRecord[];
+}
+
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {
   /** Apply records already durable in the log. Idempotent: re-applying changes nothing. */
   apply(conversation: Conversation, records: readonly LogRecord[]): void;
+  /** The same for many conversations at once, in one transaction (the daemon's hot path). */
+  applyBatch(items: readonly IndexBatchItem[]): void;
+  /** Whether an event with this id is already stored (dedupe before paying for verification). */
+  isProcessed(eventId: string): boolean;
   /** Highest log position indexed per conversation (to repair a missing tail at start). */
   indexedPositions(): Map<string, number>;
   /** Forget one conversation (before re-applying its whole log). */

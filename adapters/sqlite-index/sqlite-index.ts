@@ -3,7 +3,7 @@
 
 import type Database from "better-sqlite3";
 import type { Conversation } from "../../src/conversation-state.js";
-import type { ConversationIndex } from "../../src/ports.js";
+import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
@@ -64,6 +64,11 @@ export class SqliteIndex implements ConversationIndex {
   /** One transaction per call; re-applying records already indexed changes nothing. */
   apply(conversation: Conversation, records: readonly LogRecord[]): void {
     this.writer.apply(conversation, records);
+  }
+
+  /** Many conversations' records in one transaction. */
+  applyBatch(items: readonly IndexBatchItem[]): void {
+    this.writer.applyBatch(items);
   }
 
   indexedPositions(): Map<string, number> {

@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import type { Conversation } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
+import type { IndexBatchItem } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
 import type { RecipientsOf } from "./message-row.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
@@ -85,6 +86,7 @@ export class IndexWriter {
   private readonly deleteConversationRows;
   private readonly deleteAllRows;
   readonly apply: (conv: Conversation, records: readonly LogRecord[]) => void;
+  readonly applyBatch: (items: readonly IndexBatchItem[]) => void;
   readonly drop: (conversationId: string) => void;
   readonly resetAll: () => void;
 
@@ -103,6 +105,10 @@ export class IndexWriter {
     this.deleteConversationRows = DELETE_CONVERSATION_ROWS.map((sql) => db.prepare<[string]>(sql));
     this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
     this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[]) => this.applyAll(conv, records));
+    // One commit for many conversations: a commit costs far more than the rows it writes.
+    this.applyBatch = db.transaction((items: readonly IndexBatchItem[]) => {
+      for (const { conversation, records } of items) this.applyAll(conversation, records);
+    });
     this.drop = db.transaction((id: string) => this.dropOne(id));
     this.resetAll = db.transaction(() => {
       for (const s of this.deleteAllRows) s.run();

@@ -64,6 +64,13 @@ export class IngestPipeline {
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
+    // Relays repeat themselves (several relays, overlap windows, reconnects). An id we already
+    // hold was verified when it was stored, and the id is the hash of the whole event: a copy
+    // is dropped here without paying ~0.5 ms for a signature check.
+    if (this.d.store.hasEvent(ev.id)) {
+      this.d.counters.duplicates.total++;
+      return { status: "duplicate", eventId: ev.id };
+    }
     let verdict: Verdict;
     try {
       verdict = await this.d.verifier.check(ev);

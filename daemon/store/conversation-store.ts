@@ -10,6 +10,9 @@ import { currentTurn } from "../../src/turns.js";
 import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
+import { IndexFeeder } from "./index-feeder.js";
+
+const RECENT_IDS = 100_000;
 
 export interface StoreOptions {
   log: ConversationLog;
@@ -36,13 +39,20 @@ export interface Commit {
 
 export class ConversationStore {
   private readonly cache: ConversationCache;
+  private readonly feeder: IndexFeeder;
   private readonly loading = new Map<string, Promise<Conversation | undefined>>();
   private readonly known = new Set<string>();
+  /**
+   * Ids of events committed recently, indexed or not yet: with the index, what `hasEvent`
+   * answers from. Bounded: older ids are found in the index.
+   */
+  private readonly recent = new Map<string, true>();
   /** Conversations with an open orchestrator turn: the ones a timeout loop must look at. */
   private readonly openTurns = new Set<string>();
 
   constructor(private readonly opts: StoreOptions) {
     this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, opts.isBusy ?? (() => false));
+    this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
   }
 
   /**
@@ -80,23 +90,37 @@ export class ConversationStore {
     return conv;
   }
 
+  /** Whether the event is already stored or being stored (a duplicate needs no verification). */
+  hasEvent(id: string): boolean {
+    return this.recent.has(id) || this.opts.index.isProcessed(id);
+  }
+
   commit(conv: Conversation, records: readonly NewRecord[]): Commit {
     if (records.length === 0) return { records: [], durable: Promise.resolve() };
     const before = conv.events.length;
     const stamped = stamp(conv, records);
     applyRecords(conv, stamped);
+    const ids = stamped.flatMap((r) => (r.t === "event" ? [r.ev.id] : []));
+    for (const id of ids) this.remember(id);
     this.known.add(conv.id);
     this.cache.grew(conv.events.length - before);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
-      () => this.index(conv, stamped),
+      () => this.feeder.add(conv, stamped),
       (err: unknown) => {
-        // The aggregate is now ahead of the truth: drop it so the next access reloads the log.
+        // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
+        // and forget the ids so the events are taken again when they come again.
         this.cache.delete(conv.id);
+        for (const id of ids) this.recent.delete(id);
         throw err;
       },
     );
     return { records: stamped, durable };
+  }
+
+  private remember(id: string): void {
+    this.recent.set(id, true);
+    if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.keys().next().value!);
   }
 
   openTurnConversations(): string[] {
@@ -112,12 +136,9 @@ export class ConversationStore {
     return { cachedConversations: this.cache.size, cachedEvents: this.cache.heldEvents, known: this.known.size };
   }
 
-  private index(conv: Conversation, records: LogRecord[]): void {
-    try {
-      this.opts.index.apply(conv, records);
-    } catch (err) {
-      this.opts.onIndexError?.(err, conv.id);
-    }
+  /** Resolves once every durable record so far is in the index. */
+  indexed(): Promise<void> {
+    return this.feeder.idle();
   }
 
   private async load(id: string): Promise<Conversation | undefined> {

@@ -1,0 +1,111 @@
+// The local HTTP API (docs/api.md): node:http on the loopback address only, every request
+// carrying the bearer token from `.tenex/daemon.token`, JSON in and out, errors as
+// `{ "error": { "code", "message" } }`. After listening it writes the token and the actual port
+// into .tenex/ for the CLI; stopping removes them.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Daemon } from "../daemon.js";
+import type { Logger } from "../log.js";
+import { readJsonBody } from "./body.js";
+import { ApiError, toApiError, type ErrorBody } from "./errors.js";
+import { readRoutes } from "./routes-read.js";
+import { Router } from "./router.js";
+import { writeRoutes } from "./routes-write.js";
+import { apiServices, type ApiServices } from "./services.js";
+import { apiFiles, bearerToken, newToken, removeFile, tokenMatches, writePrivateFile } from "./token.js";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+export class ApiServer {
+  private constructor(
+    private readonly server: Server,
+    private readonly services: ApiServices,
+    private readonly files: { token: string; port: string },
+    readonly port: number,
+  ) {}
+
+  static async start(d: Daemon, log: Logger): Promise<ApiServer> {
+    const { host, port } = d.project.config.api;
+    const services = apiServices(d);
+    const router = new Router([...readRoutes(services), ...writeRoutes(services)]);
+    const token = newToken();
+    const server = createServer((req, res) => void handle(req, res, router, token, log));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      services.close();
+      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+        throw new Error(`the API cannot listen on ${host}:${port}: the port is in use (set api.port in config.json to a free port, or 0 for any)`);
+      }
+      throw err;
+    }
+    const actual = (server.address() as AddressInfo).port;
+    const files = apiFiles(d.project.tenexDir);
+    // Token first: a CLI that finds the port file can read the matching token.
+    writePrivateFile(files.token, `${token}\n`);
+    writePrivateFile(files.port, `${actual}\n`);
+    log.info("api listening", { url: `http://${host}:${actual}` });
+    return new ApiServer(server, services, files, actual);
+  }
+
+  /** Stops listening, drops open connections, removes the port and token files. Idempotent. */
+  async stop(): Promise<void> {
+    removeFile(this.files.port);
+    removeFile(this.files.token);
+    if (this.server.listening) {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeAllConnections();
+      await closed;
+    }
+    this.services.close();
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, router: Router, token: string, log: Logger): Promise<void> {
+  try {
+    // Bound to loopback already; this also refuses a browser page that reaches 127.0.0.1
+    // through a hostile DNS name (DNS rebinding): its Host header names that domain.
+    if (!LOOPBACK.has(req.socket.remoteAddress ?? "")) throw new ApiError(403, "forbidden", "the API answers on loopback only");
+    if (!isLoopbackHost(req.headers.host)) throw new ApiError(403, "forbidden", `Host ${req.headers.host ?? "(none)"} is not a loopback address`);
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined) {
+      throw new ApiError(401, "unauthorized", "missing bearer token: send Authorization: Bearer <the token in .tenex/daemon.token>");
+    }
+    if (!tokenMatches(presented, token)) throw new ApiError(401, "unauthorized", "wrong bearer token (a new one is written to .tenex/daemon.token at every start)");
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const { route, params } = router.match(req.method ?? "GET", url.pathname);
+    const body = req.method === "POST" ? await readJsonBody(req) : {};
+    const result = await route.handler({ params, query: url.searchParams, body });
+    send(res, route.created ? 201 : 200, result);
+  } catch (err) {
+    const e = toApiError(err);
+    if (e.status >= 500) log.error("api request failed", { method: req.method, url: req.url, err });
+    const body: ErrorBody = { error: { code: e.code, message: e.message } };
+    // A refused upload: answer, then close, rather than read the rest of a huge body.
+    if (e.status === 413) res.setHeader("connection", "close");
+    send(res, e.status, body);
+  }
+}
+
+function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.split(":")[0];
+  return name === "127.0.0.1" || name === "localhost" || name === "::1";
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+  });
+  res.end(text);
+}

@@ -1,0 +1,87 @@
+// `tenexd status`: how the running daemon is doing (relays and their lag, queues, rejections,
+// errors, stuck turns, agents behind on their mail); without a daemon, what the index says.
+
+import type { StatsView } from "../../services/shapes.js";
+import type { DaemonStatus } from "../../status.js";
+import type { Command } from "../command.js";
+import { EXIT } from "../errors.js";
+import { formatTable } from "../table.js";
+import { cli } from "./support/errors.js";
+import { ago, clip, duration, fields } from "./support/format.js";
+import { emit } from "./support/output.js";
+import { openReads } from "./support/sources.js";
+
+export const status: Command = {
+  name: "status",
+  summary: "Show how the daemon is doing: relays, lag, queues, rejections, errors, stuck turns, unread",
+  usage: `Usage: tenexd status [--project DIR] [--json]
+
+Asks the running daemon for its status: uptime, each relay (connected, last event, how far
+behind, reconnects, last error), ingest counters and rejections by reason, queue depths, the
+outbox, agent runs and failures, unread mail per agent (and who is over limits.unreadThreshold),
+open and stuck orchestrator turns, and the last problems.
+Without a running daemon it says so ("running": false) and shows what the index holds.`,
+  options: {},
+  async run(ctx) {
+    return cli(async () => {
+      const src = await openReads(ctx);
+      try {
+        if (src.client) {
+          const s = await src.client.status();
+          emit(ctx, "daemon", { running: true, status: s }, () => daemonText(s));
+        } else {
+          const stats = await src.api.stats();
+          emit(ctx, "index", { running: false, stats }, () => offlineText(ctx.projectDir, stats));
+        }
+        return EXIT.OK;
+      } finally {
+        src.close();
+      }
+    });
+  },
+};
+
+function daemonText(s: DaemonStatus): string {
+  const now = s.startedAt + s.uptimeMs;
+  const lag = new Map(s.lag.map((l) => [l.url, l.behindSeconds]));
+  const relays = s.relays.map((r) => [
+    r.url, r.connected ? "yes" : "NO", ago(r.lastEventAt, now), lag.get(r.url) != null ? `${lag.get(r.url)}s` : "-",
+    String(r.reconnects), r.lastError ? clip(r.lastError, 60) : "-",
+  ]);
+  const rejected = Object.entries(s.ingest.rejected).map(([k, v]) => `${k} ${v}`).join(", ");
+  const unread = s.unread.byAgent.map((a) => [a.slug, String(a.unread), a.unread > s.unread.threshold ? "OVER" : ""]);
+  const stuck = s.turns.stuck.map((t) => [
+    t.conversationId.slice(0, 12), String(t.turn), t.phase, t.waitingFor.join(",") || "-",
+    [t.overdue ? "overdue" : "", t.problems.repeatedRouting ? `repeated x${t.problems.repeatedRouting.count}` : "",
+      t.problems.stalled ? `stalled x${t.problems.stalled.turnsWithoutProgress}` : ""].filter(Boolean).join(", "),
+  ]);
+  const problems = s.problems.slice(-5).map((p) => [ago(p.at, now), p.kind, clip(p.detail, 80)]);
+  return `tenexd running (pid ${s.pid}), up ${duration(s.uptimeMs)}${s.readyMs !== null ? `, ready in ${s.readyMs} ms` : ""}
+${fields([
+    ["project", `${s.project.title}  ${s.project.coordinate}`],
+    ["ingest", `accepted ${s.ingest.accepted}, duplicates ${s.ingest.duplicates}, rejected ${s.ingest.rejectedTotal}${rejected ? ` (${rejected})` : ""}`],
+    ["queues", `conversations ${s.queues.conversations}, queued ${s.queues.queued}, running ${s.queues.running}`],
+    ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],
+    ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
+    ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
+    ["turns", `open ${s.turns.open}, stuck ${s.turns.stuck.length}`],
+  ])}
+Relays
+${formatTable(["URL", "CONNECTED", "LAST EVENT", "BEHIND", "RECONNECTS", "LAST ERROR"], relays, "  ")}
+Unread
+${formatTable(["AGENT", "UNREAD", ""], unread, "  ")}${stuck.length > 0 ? `
+Stuck turns
+${formatTable(["CONVERSATION", "TURN", "PHASE", "WAITING FOR", "WHY"], stuck, "  ")}` : ""}${problems.length > 0 ? `
+Last problems
+${formatTable(["WHEN", "KIND", "DETAIL"], problems, "  ")}` : ""}`;
+}
+
+function offlineText(dir: string, stats: StatsView): string {
+  const unread = stats.agents.map((a) => [a.slug, String(a.unread), a.overThreshold ? "OVER" : ""]);
+  return `tenexd is not running on ${dir}
+${fields([
+    ["conversations", `${stats.conversations.total} (${Object.entries(stats.conversations.byStatus).map(([k, v]) => `${k} ${v}`).join(", ") || "none"})`],
+    ["messages", String(stats.messages.total)],
+    ["unread", `threshold ${stats.unreadThreshold}`],
+  ])}${formatTable(["AGENT", "UNREAD", ""], unread, "  ")}`;
+}

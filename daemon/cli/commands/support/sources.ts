@@ -1,0 +1,46 @@
+// Where a CLI command gets its answers: the running daemon's API, or, for reads when no daemon
+// runs, the index opened read-only (said on stderr, and as "source": "index" in JSON). Commands
+// that change state need the daemon: only it writes.
+
+import { loadProject } from "../../../config/index.js";
+import { TenexClient } from "../../../client/client.js";
+import { discoverDaemon } from "../../../client/discover.js";
+import { openOfflineReads } from "../../../services/offline-reads.js";
+import type { ReadApi } from "../../../services/reads.js";
+import type { CommandContext } from "../../command.js";
+import { CliError } from "../../errors.js";
+import { join } from "node:path";
+
+export type Source = "daemon" | "index";
+
+export interface ReadSource {
+  api: ReadApi;
+  source: Source;
+  /** The daemon's client, when it answers. */
+  client?: TenexClient;
+  close(): void;
+}
+
+export const OFFLINE_NOTICE = "(daemon not running: answered from the index, read-only)";
+
+const tenexDir = (ctx: CommandContext) => join(ctx.projectDir, ".tenex");
+
+export async function openReads(ctx: CommandContext): Promise<ReadSource> {
+  const endpoint = discoverDaemon(tenexDir(ctx));
+  if (endpoint) {
+    const client = new TenexClient(endpoint);
+    return { api: client, client, source: "daemon", close: () => undefined };
+  }
+  const project = await loadProject(ctx.projectDir);
+  const offline = openOfflineReads(project);
+  process.stderr.write(`${OFFLINE_NOTICE}\n`);
+  return { api: offline.reads, source: "index", close: offline.close };
+}
+
+export function requireDaemon(ctx: CommandContext, what: string): TenexClient {
+  const endpoint = discoverDaemon(tenexDir(ctx));
+  if (!endpoint) {
+    throw new CliError(`${what} needs the running daemon (only it writes): start it with \`tenexd start --project ${ctx.projectDir}\``, "daemon_not_running");
+  }
+  return new TenexClient(endpoint);
+}

@@ -1,0 +1,45 @@
+// Finding the running daemon of a project: its pid lock names a live process, and it has
+// written the API's port and token into .tenex/ (the API is up).
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PORT_FILE, TOKEN_FILE } from "../api/token.js";
+
+export interface DaemonEndpoint {
+  url: string;
+  token: string;
+  pid: number;
+}
+
+const readTrimmed = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+};
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The pid of the daemon holding the project's lock, if one is alive. */
+export function runningDaemonPid(tenexDir: string): number | undefined {
+  const pid = Number.parseInt(readTrimmed(join(tenexDir, "daemon.pid")) ?? "", 10);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+}
+
+/** Where the project's daemon answers; undefined when none runs (or its API is not up yet). */
+export function discoverDaemon(tenexDir: string): DaemonEndpoint | undefined {
+  const pid = runningDaemonPid(tenexDir);
+  if (pid === undefined) return undefined;
+  const port = Number.parseInt(readTrimmed(join(tenexDir, PORT_FILE)) ?? "", 10);
+  const token = readTrimmed(join(tenexDir, TOKEN_FILE));
+  if (!Number.isInteger(port) || port <= 0 || !token) return undefined;
+  return { url: `http://127.0.0.1:${port}`, token, pid };
+}

@@ -1,0 +1,64 @@
+// The mailbox backend (docs/agent-protocol.md): an agent that runs on its own pulls its context
+// for a trigger and posts back the same output object a command agent prints, checked by the
+// same rules and acted on the same way: state changes committed, then its event signed and
+// published by the daemon.
+
+import { buildAgentMessages } from "../../src/agent-messages.js";
+import { checkOutgoingLimits } from "../../src/agent-events/index.js";
+import { decideCursor } from "../../src/conversation.js";
+import { DomainError } from "../../src/errors.js";
+import type { NewRecord } from "../../src/records.js";
+import type { NostrEvent } from "../../src/types.js";
+import { outputRulesFor, validateAgentOutput } from "../agents/agent-output.js";
+import { planOutput } from "../agents/apply-output.js";
+import { contextTarget, inputFor } from "./agent-reads.js";
+import { mutate, type LiveDeps } from "./live-deps.js";
+import { postResult } from "./posting.js";
+import type { PostResult } from "./shapes.js";
+
+export interface OutputRequest {
+  agent: string;
+  conversation: string;
+  /** The message answered; default: the newest one addressed to the agent. */
+  trigger?: string;
+  output: unknown;
+}
+
+export interface OutputResult {
+  conversationId: string;
+  trigger: string;
+  /** Set when a phase change the output asked for was refused (then nobody was routed). */
+  refused: string | null;
+  published: PostResult | null;
+}
+
+export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<OutputResult> {
+  const t = await contextTarget(d.reads, req.agent, req.conversation, req.trigger);
+  const check = validateAgentOutput(req.output, outputRulesFor(inputFor(d.reads, t)));
+  if (!check.ok) throw new DomainError(check.message, "bad_output");
+  const { agent, trigger } = t;
+  const agents = d.project.agents;
+  const plan = await mutate(d, t.conversation.id, (conv, now) => {
+    const { cursor } = buildAgentMessages(conv, agent, trigger, {
+      nameOf: (pk) => d.reads.agents.nameOf(pk), isAgent: (pk) => d.reads.agents.isAgent(pk),
+    });
+    const planned = planOutput(check.output, {
+      conv, agent, trigger, agents, orchestrator: d.project.orchestrator,
+      turnTimeoutMs: d.project.config.limits.turnTimeoutSeconds * 1000, netTimeSecs: 0, now,
+    });
+    // Checked before anything is committed: a refused event leaves no half-applied output.
+    if (planned.event) checkOutgoingLimits(planned.event, d.project.config.limits);
+    const records: NewRecord[] = [...decideCursor(conv, cursor, now), ...planned.records];
+    return { records, result: planned };
+  });
+  // Published outside the queue: publishing ingests the event, which queues on this conversation.
+  let published: NostrEvent | undefined;
+  if (plan.event) {
+    published = await d.publisher.publish(agent.pubkey, plan.event);
+    await d.store.indexed();
+  }
+  return {
+    conversationId: t.conversation.id, trigger: trigger.id, refused: plan.refused ?? null,
+    published: published ? postResult(d, published, t.conversation.id, false) : null,
+  };
+}

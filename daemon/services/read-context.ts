@@ -1,0 +1,48 @@
+// What every read needs, the same in the daemon and in the CLI without a daemon: the index
+// (read-only), the project's agents, the limits, and a way to load a conversation's aggregate
+// (the daemon's store, or the log read from disk).
+
+import type { Conversation } from "../../src/conversation-state.js";
+import { NotFoundError } from "../../src/errors.js";
+import type { Limits } from "../config/index.js";
+import type { AgentDirectory } from "./agent-directory.js";
+import { Aliases, conversationAlias, messageAlias } from "./aliases.js";
+import type { ConversationRow } from "./conversation-list-queries.js";
+import type { IndexReader } from "./index-reader.js";
+import type { MessageRow } from "./message-queries.js";
+import type { ConversationItem, MessageItem } from "./shapes.js";
+
+export interface ReadContext {
+  reader: IndexReader;
+  aliases: Aliases;
+  agents: AgentDirectory;
+  limits: Pick<Limits, "unreadThreshold" | "repeatRoutingThreshold" | "stallThreshold">;
+  load(id: string): Promise<Conversation | undefined>;
+  now(): number;
+}
+
+export function readContext(deps: Omit<ReadContext, "aliases">): ReadContext {
+  return { ...deps, aliases: new Aliases(deps.reader.aliases) };
+}
+
+export async function loadConversation(ctx: ReadContext, id: string): Promise<Conversation> {
+  const conv = await ctx.load(id);
+  if (!conv) throw new NotFoundError("conversation", id);
+  return conv;
+}
+
+export const conversationItem = (r: ConversationRow): ConversationItem => ({
+  id: r.id, alias: conversationAlias(r.seq), title: r.title, phase: r.phase, status: r.status, archived: r.archived,
+  rootKind: r.rootKind, createdAt: r.createdAt, updatedAt: r.updatedAt, messageCount: r.messageCount,
+  lastMessageAt: r.lastMessageAt, execMs: r.execMs,
+});
+
+export function messageItem(ctx: ReadContext, r: MessageRow): MessageItem {
+  const recipients = ctx.reader.messages.recipientsOf(r.conversationId, r.n).map((x) => x.recipient);
+  return {
+    id: r.eventId, alias: messageAlias(r.seq, r.priority), conversationId: r.conversationId,
+    conversationAlias: conversationAlias(r.conversationSeq), n: r.n, author: r.author, from: ctx.agents.label(r.author),
+    kind: r.kind, type: r.type, priority: r.priority, createdAt: r.createdAt, expiration: r.expiration,
+    parentId: r.parentId, preview: r.preview, size: r.size, recipients, to: recipients.map((p) => ctx.agents.label(p)),
+  };
+}

@@ -1,0 +1,163 @@
+// The JSON shapes the API answers with and the CLI prints with --json. Stable: a field never
+// changes meaning; new fields may appear. Times: `*At` fields named after Nostr times
+// (createdAt, updatedAt, expiration) are unix seconds; the daemon's own (`at`, startedAt,
+// lastMessageAt…) are epoch ms.
+
+import type { AuditEntry } from "../../adapters/sqlite-index/index.js";
+import type { Summary } from "../../adapters/sqlite-index/index.js";
+import type { IndexStats } from "../../adapters/sqlite-index/index.js";
+import type { RoutingContext } from "../../src/routing-context.js";
+import type { NostrEvent, Phase } from "../../src/types.js";
+
+export interface Page<T> {
+  total: number;
+  limit: number;
+  offset: number;
+  items: T[];
+}
+
+export interface ConversationItem {
+  id: string;
+  alias: string;
+  title: string;
+  phase: string;
+  status: string;
+  archived: boolean;
+  rootKind: number | null;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  lastMessageAt: number | null;
+  execMs: number;
+}
+
+export interface MessageItem {
+  id: string;
+  alias: string;
+  conversationId: string;
+  conversationAlias: string;
+  /** Position in the conversation's log. */
+  n: number;
+  author: string;
+  /** The author's slug, "owner", or a short pubkey. */
+  from: string;
+  kind: number;
+  type: string | null;
+  priority: string | null;
+  createdAt: number;
+  expiration: number | null;
+  parentId: string | null;
+  /** The first 160 characters; the whole content is at GET /api/v1/messages/:id. */
+  preview: string;
+  size: number;
+  recipients: string[];
+  /** Recipients' labels, as `from`. */
+  to: string[];
+}
+
+export interface MessageDetail extends MessageItem {
+  content: string;
+  event: NostrEvent;
+  /** Recipients who have read or acked it. */
+  readBy: string[];
+}
+
+export interface ViewState {
+  agent: string;
+  label: string;
+  cursor: number;
+  read: number;
+  /** Seen or read up to the last message. */
+  current: boolean;
+}
+
+export interface TurnView {
+  number: number;
+  phase: Phase;
+  agents: string[];
+  reason: string;
+  status: string;
+  startedAt: number;
+  endedAt: number | null;
+  deadline: number | null;
+  /** Routed agents that have not completed. */
+  waitingFor: string[];
+  completions: { agent: string; message: string; at: number }[];
+}
+
+export type TimelineEntry = AuditEntry & {
+  /** Message entries: the alias, the author's label and the whole content (when the log could be read). */
+  alias?: string;
+  from?: string;
+  content?: string;
+};
+
+export interface ConversationDetail {
+  conversation: ConversationItem & { project: string };
+  execution: { totalMs: number; running: boolean };
+  phase: {
+    current: Phase;
+    transitions: { from: Phase; to: Phase; by: string; message: string; reason: string; at: number }[];
+    refused: { from: Phase; to: Phase; by: string; reason: string; at: number }[];
+  };
+  turns: TurnView[];
+  views: ViewState[];
+  /** Labels of those who have seen or read the conversation up to its last message. */
+  viewedBy: string[];
+  timeline: TimelineEntry[];
+  /** Messages as a thread: depth-first, each reply after its parent. */
+  thread: { id: string; alias: string | null; depth: number; parentId: string | null }[];
+}
+
+export interface AuditView {
+  conversationId: string;
+  alias: string;
+  entries: TimelineEntry[];
+}
+
+export interface InboxView {
+  agent: { slug: string; pubkey: string };
+  /** Unread messages in all (`items` is one page of them), most urgent first. */
+  total: number;
+  items: (MessageItem & { title: string })[];
+  conversations: { id: string; alias: string | null; title: string; phase: string; unread: number }[];
+}
+
+export interface RoutingView {
+  conversationId: string;
+  alias: string;
+  phase: Phase;
+  routing: RoutingContext;
+  problems: {
+    repeatedRouting?: { phase: Phase; agents: string[]; count: number };
+    stalled?: { turnsWithoutProgress: number };
+  };
+}
+
+export interface AgentStats {
+  slug: string;
+  pubkey: string;
+  role: string;
+  unread: number;
+  overThreshold: boolean;
+  responseTime: Summary | null;
+}
+
+export type StatsView = IndexStats & { unreadThreshold: number; agents: AgentStats[] };
+
+/** What a mutation did: the records it committed or the event it published. */
+export interface PostResult {
+  conversationId: string;
+  conversationAlias: string | null;
+  /** True when this message started the conversation. */
+  created: boolean;
+  event: NostrEvent;
+  alias: string | null;
+}
+
+export interface MarkResult {
+  conversationId: string;
+  agent: string;
+  /** False when nothing changed (already read, already acked, already closed…). */
+  changed: boolean;
+}

@@ -1,0 +1,95 @@
+// The ingest pipeline over a real log and index: duplicates are dropped by id before paying for
+// a signature check (also after a restart), and a forged copy never displaces the real event.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
+import { DEFAULT_LIMITS } from "../../adapters/edge/validate-inbound.js";
+import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
+import { IngestCounters } from "../../daemon/ingest/counters.js";
+import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
+import { ConversationStore } from "../../daemon/store/conversation-store.js";
+import type { NostrEvent } from "../../src/types.js";
+import { testProject } from "../helpers/events.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function open(dir: string, project: ReturnType<typeof testProject>) {
+  const log = new FileConversationLog(dir);
+  const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+  const queues = new ConversationQueues(4);
+  const store = new ConversationStore({ log, index });
+  await store.init();
+  const checked: string[] = [];
+  const counters = new IngestCounters();
+  const pipeline = new IngestPipeline({
+    project: project.info, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
+    verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
+    runsFor: () => [], onAcknowledged: () => undefined,
+  });
+  const close = async () => {
+    await queues.idle();
+    await store.indexed();
+    await log.close();
+    index.close();
+  };
+  return { pipeline, checked, counters, close, log };
+}
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "tenexd-pipeline-"));
+  dirs.push(dir);
+  return { dir, p: testProject() };
+}
+
+describe("ingest pipeline", () => {
+  it("drops a repeated event by id without verifying it again, also after a restart", async () => {
+    const { dir, p } = setup();
+    const root = p.root(p.owner, "hello", [p.agents.planner!.pubkey]);
+    let d = await open(dir, p);
+    expect((await d.pipeline.ingest(root)).status).toBe("accepted");
+    expect((await d.pipeline.ingest(root)).status).toBe("duplicate");
+    expect(d.checked).toEqual([root.id]);
+    await d.close();
+
+    d = await open(dir, p);
+    expect((await d.pipeline.ingest(root)).status).toBe("duplicate");
+    expect(d.checked).toEqual([]);
+    expect((await d.log.read(root.id)).filter((r) => r.t === "event")).toHaveLength(1);
+    await d.close();
+  });
+
+  it("a forged copy (same id, bad signature) is refused before the real one, and changes nothing after it", async () => {
+    const { dir, p } = setup();
+    const root = p.root(p.owner, "genuine");
+    const forged = { ...root, sig: (root.sig[0] === "a" ? "b" : "a") + root.sig.slice(1) };
+    const d = await open(dir, p);
+    expect(await d.pipeline.ingest(forged)).toMatchObject({ status: "rejected", reason: "bad_signature" });
+    expect((await d.pipeline.ingest(root)).status).toBe("accepted");
+    expect((await d.pipeline.ingest(forged)).status).toBe("duplicate");
+    const events = (await d.log.read(root.id)).filter((r) => r.t === "event");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.t === "event" && events[0]!.ev.sig).toBe(root.sig);
+    expect(d.counters.snapshot().rejected).toEqual({ bad_signature: 1 });
+    await d.close();
+  });
+
+  it("refuses a non-whitelisted author and ignores another project's events, storing nothing", async () => {
+    const { dir, p } = setup();
+    const other = testProject();
+    const d = await open(dir, p);
+    const stranger = other.owner;
+    const fromStranger = p.root(stranger, "let me in");
+    expect(await d.pipeline.ingest(fromStranger)).toMatchObject({ status: "rejected", reason: "not_authorised" });
+    expect(await d.pipeline.ingest(other.root(other.owner, "elsewhere"))).toMatchObject({ status: "ignored", reason: "other_project" });
+    expect(await d.log.list()).toEqual([]);
+    await d.close();
+  });
+});

@@ -1,0 +1,83 @@
+// Relay sync: live first, back-fill in the background, and high-water marks that move only when
+// a back-fill has completed (a crash mid back-fill must not let the next start skip a range).
+
+import { describe, expect, it } from "vitest";
+import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
+import { RelaySync } from "../../daemon/relay-sync.js";
+import type { IngestOutcome } from "../../daemon/ingest/pipeline.js";
+import type { NostrEvent } from "../../src/types.js";
+import { testProject } from "../helpers/events.js";
+
+const T = 1_760_000_000;
+
+function setup() {
+  const p = testProject();
+  const gateway = new MemoryRelayGateway("ws://relay.test");
+  const marks = new Map<string, number>();
+  const ingested: { ev: NostrEvent; quiet: boolean }[] = [];
+  let release: () => void = () => undefined;
+  let gate = new Promise<void>((r) => (release = r));
+  const sync = new RelaySync({
+    gateway, relays: [gateway.url], coordinate: p.coordinate, markKey: (u) => u,
+    agentPubkeys: p.info.agents.map((a) => a.pubkey), userPubkeys: [p.owner.pubkey],
+    marks: { highWaterMarks: () => new Map(marks), setHighWater: (r, at) => (marks.set(r, Math.max(marks.get(r) ?? 0, at)), true) },
+    overlapSeconds: 60,
+    ingest: async (ev, _relay, quiet): Promise<IngestOutcome> => {
+      await gate;
+      ingested.push({ ev, quiet });
+      return { status: "accepted", eventId: ev.id, conversationId: ev.id };
+    },
+    now: () => Date.now(),
+  });
+  const open = () => (gate = new Promise<void>((r) => (release = r)));
+  return { p, gateway, marks, ingested, sync, release: () => release(), hold: open };
+}
+
+describe("RelaySync", () => {
+  it("takes a first history in quietly and sets the marks only once the back-fill is complete", async () => {
+    const s = setup();
+    for (let i = 0; i < 30; i++) await s.gateway.publish(s.p.root(s.p.owner, `old ${i}`, [], [], T + i));
+    s.sync.start();
+    // A live event while the back-fill is held: its mark must not be written yet.
+    await s.gateway.publish(s.p.root(s.p.owner, "live", [], [], T + 1000));
+    s.sync.flushMarks();
+    expect(s.marks.size).toBe(0);
+    expect(s.sync.catchingUp).toBe(true);
+
+    s.release();
+    await s.sync.idle();
+    expect(s.sync.catchingUp).toBe(false);
+    expect(s.marks.get(s.gateway.url)).toBe(T + 1000);
+    const old = s.ingested.filter((x) => x.ev.content.startsWith("old"));
+    expect(new Set(old.map((x) => x.ev.id)).size).toBe(30);
+    expect(old.every((x) => x.quiet)).toBe(true);
+    await s.sync.stop();
+  });
+
+  it("a back-fill stopped midway moves no mark", async () => {
+    const s = setup();
+    s.marks.set(s.gateway.url, T);
+    for (let i = 0; i < 10; i++) await s.gateway.publish(s.p.root(s.p.owner, `missed ${i}`, [], [], T + 100 + i));
+    s.sync.start();
+    await s.gateway.publish(s.p.root(s.p.owner, "live", [], [], T + 2000));
+    const stopping = s.sync.stop();
+    s.release();
+    await stopping;
+    expect(s.marks.get(s.gateway.url)).toBe(T);
+  });
+
+  it("after a mark, back-fills from the mark minus the overlap, not quietly", async () => {
+    const s = setup();
+    s.marks.set(s.gateway.url, T + 500);
+    await s.gateway.publish(s.p.root(s.p.owner, "too old", [], [], T + 100));
+    await s.gateway.publish(s.p.root(s.p.owner, "in the overlap", [], [], T + 470));
+    await s.gateway.publish(s.p.root(s.p.owner, "missed", [], [], T + 600));
+    s.release();
+    s.sync.start();
+    await s.sync.idle();
+    expect(s.ingested.map((x) => x.ev.content).sort()).toEqual(["in the overlap", "missed"]);
+    expect(s.ingested.every((x) => !x.quiet)).toBe(true);
+    expect(s.marks.get(s.gateway.url)).toBe(T + 600);
+    await s.sync.stop();
+  });
+});
