@@ -39,7 +39,8 @@ export interface DaemonOptions {
 }
 
 const systemClock: Clock = { now: () => Date.now() };
-const EMBEDDED_MARK = "embedded";
+/** The high-water mark key of the embedded relay, whose port may change between starts. */
+export const EMBEDDED_MARK = "embedded";
 
 export class Daemon {
   readonly startedAt: number;

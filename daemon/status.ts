@@ -5,10 +5,9 @@
 
 import { detectRoutingProblems } from "../src/routing-health.js";
 import { currentTurn } from "../src/turns.js";
-import type { Daemon } from "./daemon.js";
+import { EMBEDDED_MARK, type Daemon } from "./daemon.js";
 
 // The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
-const EMBEDDED_MARK = "embedded";
 
 export function buildStatus(d: Daemon) {
   const now = d.clock.now();

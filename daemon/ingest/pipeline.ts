@@ -4,13 +4,13 @@
 // A rejected event is counted with its reason and changes nothing else.
 
 import type { Conversation } from "../../src/conversation-state.js";
-import { decideAddEvent } from "../../src/conversation.js";
+import { decideAddEvent, decideClose, decideReopen } from "../../src/conversation.js";
 import { projectOf } from "../../src/coordinate.js";
 import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
 import type { Clock } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
 import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
-import { isCompletion } from "../../src/tags.js";
+import { isCompletion, statusOf } from "../../src/tags.js";
 import { decideCompletion } from "../../src/turns.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
@@ -112,6 +112,12 @@ export class IngestPipeline {
     if (records.length === 0) return undefined;
     if (isCompletion(ev.tags)) {
       records.push(...decideCompletion(conv.turns, { eventId: ev.id, agent: ev.pubkey, message: ev.content }, now));
+    }
+    // `["status","closed|open"]` closes or reopens the conversation (the author is authorised).
+    const status = statusOf(ev.tags);
+    if (status) {
+      const change = { by: ev.pubkey, reason: `status tag on ${ev.id}` };
+      records.push(...(status === "closed" ? decideClose(conv, change, now) : decideReopen(conv, change, now)));
     }
     const first = this.d.store.commit(conv, records);
     // Who runs is decided on the state this event produced (a completion may have closed the

@@ -92,4 +92,16 @@ describe("ingest pipeline", () => {
     expect(await d.log.list()).toEqual([]);
     await d.close();
   });
+
+  it("a reply tagged [\"status\",\"closed\"] closes the conversation and [\"status\",\"open\"] reopens it", async () => {
+    const { dir, p } = setup();
+    const root = p.root(p.owner, "to be closed");
+    const d = await open(dir, p);
+    await d.pipeline.ingest(root);
+    await d.pipeline.ingest(p.reply(p.owner, root, "done here", [], [["status", "closed"]]));
+    await d.pipeline.ingest(p.reply(p.owner, root, "one more thing", [], [["status", "open"]]));
+    const statuses = (await d.log.read(root.id)).flatMap((r) => (r.t === "status" ? [r.status] : []));
+    expect(statuses).toEqual(["closed", "open"]);
+    await d.close();
+  });
 });

@@ -3,7 +3,6 @@
 import { relative } from "node:path";
 import { npubEncode } from "nostr-tools/nip19";
 import { loadProject, type LoadedProject } from "../../config/index.js";
-import { runDaemon } from "../../run.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
 import { formatTable, shortKey } from "../table.js";
@@ -36,6 +35,8 @@ A configuration problem is reported with its file and field, and exits 2.`,
       const project = await loadProject(ctx.projectDir);
       log = ctx.logger(project.config.logLevel).child({ component: "daemon" });
       ctx.stdout.write(ctx.json ? `${JSON.stringify(loadedSummary(project))}\n` : loadedReport(project));
+      // Loaded here, not at the top: every other command would pay for loading the daemon.
+      const { runDaemon } = await import("../../run.js");
       await runDaemon(project, {
         signal: stop.signal, log,
         onReady: (d) => {
