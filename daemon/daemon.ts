@@ -102,7 +102,14 @@ export class Daemon {
     mkdirSync(dir, { recursive: true });
     this.releaseLock = acquirePidLock(join(dir, "daemon.pid"));
 
-    this.log = new FileConversationLog(dir, { onProblem: (p) => this.problem(`log_${p.kind}`, `${p.id}: ${p.detail}`) });
+    this.log = new FileConversationLog(dir, {
+      onProblem: (p) => {
+        this.problem(`log_${p.kind}`, `${p.id}: ${p.detail}`);
+        // The index is derived from the logs: a log set aside takes its conversation out of it
+        // (else it lists a conversation that has no log, and its events count as already held).
+        if (p.kind === "quarantined") this.index?.drop(p.id);
+      },
+    });
     const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, this.clock.now());
     this.index = opened.index;
     if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);
@@ -118,6 +125,8 @@ export class Daemon {
     await this.store.init(this.index.openTurnConversations());
     this.verifier = new OnDemandVerifier();
     const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
+    // The owner's key, when config.json names its file, lets `tenexd ask` speak as the owner.
+    if (project.owner.secretKey) signers.set(project.owner.pubkey, new KeySigner(project.owner.secretKey));
     const commandAgents = new Set(project.agents.filter((a) => a.backend.type === "command").map((a) => a.pubkey));
 
     await this.connectRelays();

@@ -6,8 +6,9 @@ import { ack, closeConversation, markRead, markViewed, reopenConversation } from
 import { applyOutput } from "../services/mailbox.js";
 import { sendDirect, startDiscussion } from "../services/messaging.js";
 import { reply } from "../services/posting.js";
+import { askAsOwner } from "../services/ask.js";
 import type { Route } from "./router.js";
-import { ackBody, markBody, outputBody, postMessageBody, replyBody, statusBody, type PostMessageBody } from "./schemas.js";
+import { ackBody, askBody, markBody, outputBody, postMessageBody, replyBody, statusBody, type PostMessageBody } from "./schemas.js";
 import type { ApiServices } from "./services.js";
 
 const scopeOf = (s: NonNullable<PostMessageBody["scope"]>): Scope => (s === "all" ? { kind: "all" } : { kind: "role", role: s.role });
@@ -15,6 +16,10 @@ const scopeOf = (s: NonNullable<PostMessageBody["scope"]>): Scope => (s === "all
 export function writeRoutes(s: ApiServices): Route[] {
   const d = s.live;
   return [
+    {
+      method: "POST", path: "/api/v1/ask", created: true,
+      handler: async (r) => askAsOwner(d, askBody.parse(r.body)),
+    },
     {
       method: "POST", path: "/api/v1/messages", created: true,
       handler: async (r) => {

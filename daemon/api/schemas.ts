@@ -68,6 +68,11 @@ export const postMessageBody = z.strictObject({
   if (b.conversation !== undefined && b.title !== undefined) ctx.addIssue({ code: "custom", path: ["title"], message: "not with conversation (a reply has no title)" });
 });
 
+/** POST /api/v1/ask: a new conversation from the project owner. */
+export const askBody = z.strictObject({
+  content: z.string().min(1, { error: "must not be empty" }), title: text.optional(), to: z.array(text).optional(),
+});
+
 export const replyBody = z.strictObject({
   from: text, content: z.string().min(1, { error: "must not be empty" }), parent: text.optional(), recipients: z.array(text).optional(), ...messaging,
 });

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { AgentInput } from "../agents/agent-input.js";
 import type { OutputResult } from "../services/mailbox.js";
+import type { AskRequest } from "../services/ask.js";
 import type { DirectRequest } from "../services/messaging.js";
 import type { MessageOptions, ReplyRequest } from "../services/posting.js";
 import type { ConversationsQuery, InboxQuery, MessagesQuery, ReadApi } from "../services/reads.js";
@@ -77,6 +78,11 @@ export class TenexClient implements ReadApi {
 
   context(agent: string, conversation: string, trigger?: string): Promise<AgentInput> {
     return this.get(`/agents/${enc(agent)}/context`, { conversation, trigger });
+  }
+
+  /** A new conversation from the project owner (the daemon signs with the owner's key). */
+  ask(req: AskRequest): Promise<PostResult> {
+    return this.post("/ask", req);
   }
 
   sendDirect(req: DirectRequest): Promise<PostResult> {

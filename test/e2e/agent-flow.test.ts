@@ -2,6 +2,7 @@
 // client (NDK) starts a conversation; the daemon runs the demo agents; their signed events
 // appear on the relay with the TENEX tags; the orchestrator walks the phases; turns complete.
 
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { WebSocket } from "ws";
 import { verifyEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRaw, startTestRelay, type TestRelay } from "../helpers/relay.js";
-import { eventually, makeProject, readLog, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { BIN, eventually, makeProject, readLog, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import type { NostrEvent } from "../../src/types.js";
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -117,5 +118,19 @@ describe("agents on Nostr, end to end", () => {
     const ids = log.filter((r) => r.t === "event").map((r) => r.ev.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(done.map((e) => e.id)));
+  });
+
+  it("`tenexd ask` starts a conversation signed by the owner, and the orchestrator takes it from there", async () => {
+    const r = spawnSync(process.execPath, [BIN, "ask", "--project", project.dir, "--json", "-m", "Document the API"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const { event } = JSON.parse(r.stdout);
+    expect(event.pubkey).toBe(project.owner.pubkey);
+    expect(event.kind).toBe(11);
+    expect(verifyEvent(event)).toBe(true);
+    expect(tag(event, "a")).toEqual(["a", project.coordinate]);
+    const [root] = await queryRaw(relay.url, { ids: [event.id] });
+    expect(root?.id).toBe(event.id);
+    const routed = await eventually(async () => (await repliesTo(event.id)).find((e) => e.pubkey === project.agents.orchestrator), 20_000, "the orchestrator's routing reply");
+    expect(tag(routed, "p")).toEqual(["p", project.agents.planner]);
   });
 });

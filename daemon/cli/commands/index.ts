@@ -12,6 +12,7 @@ import { inbox } from "./inbox.js";
 import { init } from "./init.js";
 import { keys } from "./keys.js";
 import { read } from "./read.js";
+import { ask } from "./ask.js";
 import { reindex } from "./reindex.js";
 import { reply } from "./reply.js";
 import { routing } from "./routing.js";
@@ -24,6 +25,6 @@ import { status } from "./status.js";
 export const COMMANDS: readonly Command[] = [
   init, keys, doctor, start,
   status, conversations, show, context, routing, inbox, stats,
-  send, discuss, reply, read, ack, close, reopen,
+  ask, send, discuss, reply, read, ack, close, reopen,
   reindex, importCommand,
 ];
