@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ContextCache } from "../src/agent-view.js";
 import { recoverOpenSession } from "../src/execution-time.js";
 import type { Clock } from "../src/ports.js";
+import { detectRoutingProblems } from "../src/routing-health.js";
 import { decideTimeouts } from "../src/turns.js";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
 import { startEmbeddedRelay, type EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
@@ -19,6 +20,7 @@ import { ApiServer } from "./api/server.js";
 import { agentsToRun } from "./agents/dispatch.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
+import { Escalator } from "./escalation.js";
 import { publishHeartbeat } from "./heartbeat.js";
 import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-recovery.js";
 import { openIndex } from "./index-open.js";
@@ -66,6 +68,7 @@ export class Daemon {
   outbox!: Outbox;
   publisher!: Publisher;
   runner!: AgentRunner;
+  escalator!: Escalator;
   readonly problems: { at: number; kind: string; detail: string }[] = [];
   private api: ApiServer | undefined;
 
@@ -239,12 +242,30 @@ export class Daemon {
   private startLoops(orchestrator: KeySigner): void {
     const now = () => this.clock.now();
     const { project } = this;
+    const { limits } = project.config;
+    this.escalator = new Escalator({
+      coordinate: project.coordinate, owner: project.owner.pubkey, agents: project.agents, threshold: limits.unreadThreshold,
+      unreadCount: (pk) => this.index.unreadCount(pk, this.clock.now()),
+      conversations: async () => {
+        const out = [];
+        for (const id of this.store.openTurnConversations()) {
+          const conv = await this.store.get(id);
+          if (!conv) continue;
+          const problems = detectRoutingProblems(conv.turns, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
+          out.push({ id, title: conv.title, phase: conv.phase.phase, root: conv.eventsById.get(id)?.ev, problems });
+        }
+        return out;
+      },
+      publish: (ev) => this.publisher.publish(project.orchestrator.pubkey, ev),
+      nowSecs: () => Math.floor(this.clock.now() / 1000),
+    });
     const loops = [
       new BackgroundLoop("outbox", 1_000, () => this.outbox.retryDue(), now),
       new BackgroundLoop("high-water", 1_000, () => this.sync?.flushMarks(), now),
       new BackgroundLoop("heartbeat", project.config.heartbeatSeconds * 1000,
         async () => void (await publishHeartbeat(this.gateway!, orchestrator, project.coordinate, project.agents, this.clock.now())), now),
       new BackgroundLoop("turn-timeouts", 5_000, () => this.timeoutTurns(), now),
+      new BackgroundLoop("escalation", 30_000, () => this.escalator.check(), now),
     ];
     for (const l of loops) {
       this.loops.push(l);

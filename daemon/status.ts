@@ -27,6 +27,12 @@ export function buildStatus(d: Daemon) {
     store: d.store.stats(),
     agents: { ...d.runner.stats },
     unread: unreadBacklog(d, now),
+    escalated: {
+      agents: [...(d.escalator?.flaggedAgents ?? [])].map((pk) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk),
+      conversations: [...(d.escalator?.flaggedConversations ?? [])],
+    },
+    catchingUp: d.sync?.catchingUp ?? false,
+    verifier: { poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
     outbox: d.outbox.status(),
     loops: d.loopStatus(),
     log: d.log.stats(),

@@ -6,6 +6,7 @@
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import type { ContextCache } from "../../src/agent-view.js";
 import type { Conversation } from "../../src/conversation-state.js";
+import { decideRead } from "../../src/conversation.js";
 import { decideExecStart, decideExecStop } from "../../src/execution-time.js";
 import type { Clock } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
@@ -74,6 +75,8 @@ export class AgentRunner {
       const { cursor } = context;
       this.d.store.commit(conv, [
         { t: "cursor", at: now, agent: cursor.agent, seq: cursor.seq, ...(cursor.session !== undefined ? { session: cursor.session } : {}) },
+        // What it is given to answer, it has read: its inbox must not grow with every run.
+        ...decideRead(conv, agent.pubkey, cursor.seq, now),
         ...decideExecStart(conv.exec, now),
       ]);
       return buildAgentInput({ agent, project: this.d.project, conversation: conv, trigger, context, nameOf: this.d.nameOf });
