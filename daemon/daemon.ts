@@ -10,7 +10,7 @@ import type { Clock } from "../src/ports.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
 import { decideTimeouts } from "../src/turns.js";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
-import { startEmbeddedRelay, type EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
+import type { EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
 import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
@@ -231,6 +231,8 @@ export class Daemon {
   private async connectRelays(): Promise<void> {
     const { config, tenexDir } = this.project;
     if (config.relays.length === 0) {
+      // Loaded only when used: the relay implementation is a good part of the daemon's memory.
+      const { startEmbeddedRelay } = await import("../adapters/relay/embedded-relay.js");
       this.embedded = await startEmbeddedRelay({ port: config.embeddedRelay.port, dbPath: join(tenexDir, "relay.sqlite") });
       this.relayUrls = [this.embedded.url];
     } else {
