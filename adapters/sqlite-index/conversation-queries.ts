@@ -2,6 +2,9 @@
 // with the total. One statement per purpose: an absent filter binds NULL and drops out.
 
 import type Database from "better-sqlite3";
+import {
+  CONVERSATION_SUMMARY_COLUMNS, toConversationSummary, type ConversationSummary, type ConversationSummaryRow,
+} from "./conversation-summary.js";
 
 const CONVERSATION_FILTER = `
       (@title IS NULL OR instr(c.title_folded, @title) > 0)
@@ -14,8 +17,7 @@ const CONVERSATION_FILTER = `
   AND (@participant IS NULL OR EXISTS (
         SELECT 1 FROM participants p WHERE p.conversation_id = c.id AND p.pubkey = @participant))`;
 const SELECT_CONVERSATIONS = `
-  SELECT c.id, c.project, c.title, c.phase, c.status, c.archived, c.root_kind, c.created_at, c.updated_at,
-         c.message_count, c.last_n, c.last_message_at, c.exec_ms
+  SELECT ${CONVERSATION_SUMMARY_COLUMNS}
   FROM conversations c WHERE ${CONVERSATION_FILTER}
   ORDER BY c.updated_at DESC, c.id
   LIMIT @limit OFFSET @offset`;
@@ -38,40 +40,10 @@ export interface ConversationFilter {
   offset?: number;
 }
 
-export interface ConversationSummary {
-  id: string;
-  project: string;
-  title: string;
-  phase: string;
-  status: string;
-  archived: boolean;
-  rootKind: number | null;
-  /** Unix seconds. */
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-  lastN: number;
-  /** Epoch ms at which the last message was logged. */
-  lastMessageAt: number | null;
-  execMs: number;
-}
-
 export interface ConversationPage {
   total: number;
   items: ConversationSummary[];
 }
-
-interface Row {
-  id: string; project: string; title: string; phase: string; status: string; archived: number;
-  root_kind: number | null; created_at: number; updated_at: number; message_count: number; last_n: number;
-  last_message_at: number | null; exec_ms: number;
-}
-
-const toSummary = (r: Row): ConversationSummary => ({
-  id: r.id, project: r.project, title: r.title, phase: r.phase, status: r.status, archived: r.archived === 1,
-  rootKind: r.root_kind, createdAt: r.created_at, updatedAt: r.updated_at, messageCount: r.message_count,
-  lastN: r.last_n, lastMessageAt: r.last_message_at, execMs: r.exec_ms,
-});
 
 function bindings(f: ConversationFilter): Record<string, string | number | null> {
   return {
@@ -91,13 +63,13 @@ export class ConversationQueries {
   private readonly count;
 
   constructor(db: Database.Database) {
-    this.select = db.prepare<Record<string, string | number | null>, Row>(SELECT_CONVERSATIONS);
+    this.select = db.prepare<Record<string, string | number | null>, ConversationSummaryRow>(SELECT_CONVERSATIONS);
     this.count = db.prepare<Record<string, string | number | null>, number>(COUNT_CONVERSATIONS).pluck();
   }
 
   listConversations(filter: ConversationFilter = {}): ConversationPage {
     const params = bindings(filter);
-    const items = this.select.all({ ...params, limit: filter.limit ?? 50, offset: filter.offset ?? 0 }).map(toSummary);
+    const items = this.select.all({ ...params, limit: filter.limit ?? 50, offset: filter.offset ?? 0 }).map(toConversationSummary);
     return { total: this.count.get(params) ?? 0, items };
   }
 }

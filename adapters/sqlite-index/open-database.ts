@@ -1,10 +1,13 @@
-// Opens (or creates) the index file: WAL, synchronous=NORMAL, schema migrated.
-// NORMAL is enough: the log is the durable truth, and a tail the index lost in a crash is
-// re-applied from the log at start (indexedPositions).
+// Opens the index file. Read-write (the daemon's writer): created when missing, WAL,
+// synchronous=NORMAL, schema migrated. NORMAL is enough: the log is the durable truth, and a
+// tail the index lost in a crash is re-applied from the log at start (indexedPositions).
+// Read-only (the readers, the CLI without a daemon): never created, migrated or written.
 
+import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { IndexCorruptError, IndexSchemaTooNewError } from "./errors.js";
-import { migrate } from "./migrate.js";
+import { IndexCorruptError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError } from "./errors.js";
+import { migrate, schemaVersion } from "./migrate.js";
+import { LATEST_VERSION } from "./migrations/index.js";
 
 export function openDatabase(path: string): Database.Database {
   const db = new Database(path);
@@ -19,6 +22,23 @@ export function openDatabase(path: string): Database.Database {
   } catch (err) {
     db.close();
     if (err instanceof IndexSchemaTooNewError) throw err;
+    if (isCorruption(err)) throw new IndexCorruptError(path, err);
+    throw err;
+  }
+}
+
+/** An existing index, read-only, of exactly this build's schema (an older one it cannot migrate). */
+export function openReadOnlyDatabase(path: string): Database.Database {
+  if (!existsSync(path)) throw new IndexMissingError(path);
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    const found = schemaVersion(db);
+    if (found > LATEST_VERSION) throw new IndexSchemaTooNewError(path, found, LATEST_VERSION);
+    if (found < LATEST_VERSION) throw new IndexSchemaTooOldError(path, found, LATEST_VERSION);
+    return db;
+  } catch (err) {
+    db?.close();
     if (isCorruption(err)) throw new IndexCorruptError(path, err);
     throw err;
   }

@@ -8,13 +8,12 @@ import type { LogRecord } from "../../src/records.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
 import { pTagRecipients, type RecipientsOf } from "./message-row.js";
+import type { MessageSummary } from "./message-summary.js";
 import { schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
 import { RelayMarks } from "./relay-marks.js";
 import { StatsQueries, type IndexStats, type StatsOptions } from "./stats-queries.js";
-import {
-  UnreadQueries, type Inbox, type InboxOptions, type UnreadMessage, type UnreadOptions, type UnreadPage,
-} from "./unread-queries.js";
+import { UnreadQueries, type Inbox, type InboxOptions, type UnreadOptions, type UnreadPage } from "./unread-queries.js";
 import { IndexWriter } from "./writer.js";
 import type { UnsentEvent } from "./outbox-rows.js";
 import type { PendingRun } from "./pending-runs.js";
@@ -109,7 +108,7 @@ export class SqliteIndex implements ConversationIndex {
     return this.unread.unreadCount(agent, now, includeExpired);
   }
 
-  unreadList(agent: string, opts: UnreadOptions): UnreadPage<UnreadMessage> {
+  unreadList(agent: string, opts: UnreadOptions): UnreadPage<MessageSummary> {
     return this.unread.unreadList(agent, opts);
   }
 

@@ -3,8 +3,8 @@
 // cost does not grow with the number of messages.
 
 import type Database from "better-sqlite3";
+import { expiredSql, nowSeconds } from "./expiry.js";
 import { summarize, type Summary } from "./histogram.js";
-import { nowSeconds } from "./unread-queries.js";
 
 const COUNT_BY_PHASE = `SELECT phase AS key, COUNT(*) AS count FROM conversations GROUP BY phase`;
 const COUNT_BY_STATUS = `SELECT status AS key, COUNT(*) AS count FROM conversations GROUP BY status`;
@@ -16,7 +16,7 @@ const TOP_AUTHORS = `SELECT author, messages FROM author_counts ORDER BY message
 const UNREAD_BY_AGENT = `SELECT agent, unread FROM unread_totals`;
 const EXPIRED_UNREAD_BY_AGENT = `
   SELECT recipient AS agent, COUNT(*) AS expired FROM recipients
-  WHERE unread = 1 AND expiration IS NOT NULL AND expiration < ? GROUP BY recipient`;
+  WHERE unread = 1 AND ${expiredSql("expiration", "?")} GROUP BY recipient`;
 const RESPONSE_HISTOGRAM = `SELECT agent, seconds, responses FROM response_histogram ORDER BY agent, seconds`;
 
 const HOUR = 3600;

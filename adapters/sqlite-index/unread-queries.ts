@@ -1,27 +1,28 @@
 // Unread mail of one agent: counts, the priority-ordered list, and the inbox (the list with
 // conversation titles plus per-conversation counts). Unread rows are maintained on apply
-// (unread-marks.ts); here only the time-dependent part, NIP-40 expiry, is applied.
+// (unread-marks.ts); here only the time-dependent part, NIP-40 expiry (expiry.ts), is applied.
 
 import type Database from "better-sqlite3";
+import { expiredSql, nowSeconds, unexpiredSql } from "./expiry.js";
+import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummary, type MessageSummaryRow } from "./message-summary.js";
 
 const SELECT_UNREAD_TOTAL = `SELECT unread FROM unread_totals WHERE agent = ?`;
 const COUNT_EXPIRED_UNREAD = `
   SELECT COUNT(*) FROM recipients
-  WHERE recipient = ? AND unread = 1 AND expiration IS NOT NULL AND expiration < ?`;
+  WHERE recipient = @agent AND unread = 1 AND ${expiredSql("expiration", "@now_sec")}`;
 const COUNT_EXPIRED_UNREAD_BY_CONVERSATION = `
   SELECT conversation_id, COUNT(*) AS expired FROM recipients
-  WHERE recipient = ? AND unread = 1 AND expiration IS NOT NULL AND expiration < ?
+  WHERE recipient = @agent AND unread = 1 AND ${expiredSql("expiration", "@now_sec")}
   GROUP BY conversation_id`;
-// Walks recipients_unread_order in index order: no sort, however many rows are unread.
+// Walks recipients_unread_order in index order: no sort, however many rows are unread. The
+// conversation row is written in the same transaction as its messages, so the join always finds it.
 const SELECT_UNREAD_PAGE = `
-  SELECT r.conversation_id, r.n, m.event_id, r.created_at, r.expiration,
-         m.author, m.kind, m.type, m.priority, m.preview, m.size, m.parent_id,
-         c.title, c.project
+  SELECT ${MESSAGE_SUMMARY_COLUMNS}, c.title, c.project
   FROM recipients r
   JOIN messages m ON m.conversation_id = r.conversation_id AND m.n = r.n
   LEFT JOIN conversations c ON c.id = r.conversation_id
   WHERE r.recipient = @agent AND r.unread = 1
-    AND (@include_expired = 1 OR r.expiration IS NULL OR r.expiration >= @now_sec)
+    AND (@include_expired = 1 OR ${unexpiredSql("r.expiration", "@now_sec")})
   ORDER BY r.priority_rank, r.created_at, r.conversation_id, r.n
   LIMIT @limit OFFSET @offset`;
 // Sorted and cut in SQL: an agent may have unread mail in hundreds of conversations.
@@ -33,7 +34,7 @@ const SELECT_UNREAD_BY_CONVERSATION = `
   LIMIT ?`;
 
 export interface UnreadOptions {
-  /** Epoch ms (Clock.now()); a message whose `expiration` (unix s) is before it is expired. */
+  /** Epoch ms (Clock.now()); a message whose `expiration` (unix s) is at or before it is expired. */
   now: number;
   limit?: number;
   offset?: number;
@@ -41,29 +42,12 @@ export interface UnreadOptions {
   includeExpired?: boolean;
 }
 
-export interface UnreadMessage {
-  conversationId: string;
-  /** Position in the conversation's log. */
-  n: number;
-  eventId: string;
-  author: string;
-  kind: number;
-  type: string | null;
-  priority: string | null;
-  /** Unix seconds. */
-  createdAt: number;
-  expiration: number | null;
-  parentId: string | null;
-  preview: string;
-  size: number;
-}
-
 export interface InboxOptions extends UnreadOptions {
   /** How many conversations with unread mail to summarise, most recently active first (default 20). */
   conversations?: number;
 }
 
-export interface InboxMessage extends UnreadMessage {
+export interface InboxMessage extends MessageSummary {
   title: string;
   project: string;
 }
@@ -83,23 +67,16 @@ export interface InboxConversation {
 }
 
 export interface Inbox extends UnreadPage<InboxMessage> {
-  /** Conversations with unread messages, most recently active first (up to `conversations`). */
+  /** Conversations with unread mail, most recently active first (up to `conversations`). */
   conversations: InboxConversation[];
 }
 
-interface PageRow {
-  conversation_id: string; n: number; event_id: string; created_at: number; expiration: number | null;
-  author: string; kind: number; type: string | null; priority: string | null; preview: string; size: number;
-  parent_id: string | null; title: string | null; project: string | null;
+interface PageRow extends MessageSummaryRow {
+  title: string | null;
+  project: string | null;
 }
 
-const toMessage = (r: PageRow): UnreadMessage => ({
-  conversationId: r.conversation_id, n: r.n, eventId: r.event_id, author: r.author, kind: r.kind,
-  type: r.type, priority: r.priority, createdAt: r.created_at, expiration: r.expiration,
-  parentId: r.parent_id, preview: r.preview, size: r.size,
-});
-
-export const nowSeconds = (nowMs: number): number => Math.floor(nowMs / 1000);
+type AgentAt = { agent: string; now_sec: number };
 
 export class UnreadQueries {
   private readonly selectUnreadTotal;
@@ -110,9 +87,9 @@ export class UnreadQueries {
 
   constructor(db: Database.Database) {
     this.selectUnreadTotal = db.prepare<[string], number>(SELECT_UNREAD_TOTAL).pluck();
-    this.countExpired = db.prepare<[string, number], number>(COUNT_EXPIRED_UNREAD).pluck();
+    this.countExpired = db.prepare<AgentAt, number>(COUNT_EXPIRED_UNREAD).pluck();
     this.countExpiredByConversation =
-      db.prepare<[string, number], { conversation_id: string; expired: number }>(COUNT_EXPIRED_UNREAD_BY_CONVERSATION);
+      db.prepare<AgentAt, { conversation_id: string; expired: number }>(COUNT_EXPIRED_UNREAD_BY_CONVERSATION);
     this.selectPage = db.prepare<Record<string, string | number>, PageRow>(SELECT_UNREAD_PAGE);
     this.selectByConversation = db.prepare<[string, number], {
       conversation_id: string; unread: number; title: string; phase: string; updated_at: number;
@@ -121,15 +98,15 @@ export class UnreadQueries {
 
   unreadCount(agent: string, now: number, includeExpired = false): number {
     const all = this.selectUnreadTotal.get(agent) ?? 0;
-    return includeExpired ? all : all - (this.countExpired.get(agent, nowSeconds(now)) ?? 0);
+    return includeExpired ? all : all - (this.countExpired.get({ agent, now_sec: nowSeconds(now) }) ?? 0);
   }
 
-  unreadList(agent: string, opts: UnreadOptions): UnreadPage<UnreadMessage> {
-    return { total: this.unreadCount(agent, opts.now, opts.includeExpired), items: this.page(agent, opts).map(toMessage) };
+  unreadList(agent: string, opts: UnreadOptions): UnreadPage<MessageSummary> {
+    return { total: this.unreadCount(agent, opts.now, opts.includeExpired), items: this.page(agent, opts).map(toMessageSummary) };
   }
 
   inbox(agent: string, opts: InboxOptions): Inbox {
-    const items = this.page(agent, opts).map((r) => ({ ...toMessage(r), title: r.title ?? "", project: r.project ?? "" }));
+    const items = this.page(agent, opts).map((r) => ({ ...toMessageSummary(r), title: r.title ?? "", project: r.project ?? "" }));
     return {
       total: this.unreadCount(agent, opts.now, opts.includeExpired),
       items,
@@ -147,7 +124,9 @@ export class UnreadQueries {
   private conversations(agent: string, opts: InboxOptions): InboxConversation[] {
     const expired = new Map<string, number>();
     if (!opts.includeExpired) {
-      for (const r of this.countExpiredByConversation.all(agent, nowSeconds(opts.now))) expired.set(r.conversation_id, r.expired);
+      for (const r of this.countExpiredByConversation.all({ agent, now_sec: nowSeconds(opts.now) })) {
+        expired.set(r.conversation_id, r.expired);
+      }
     }
     // A conversation whose unread mail has all expired drops out of the page (which may then be short).
     return this.selectByConversation.all(agent, opts.conversations ?? 20)

@@ -4,7 +4,7 @@
 import type { Daemon } from "../daemon.js";
 import { directorStatus, type DaemonStatus } from "../status.js";
 import { AgentDirectory } from "../services/agent-directory.js";
-import { IndexReader } from "../services/index-reader.js";
+import { openIndexReader } from "../services/index-reader.js";
 import { KeyedMutex } from "../services/keyed-mutex.js";
 import type { LiveDeps } from "../services/live-deps.js";
 import { readContext } from "../services/read-context.js";
@@ -18,7 +18,7 @@ export interface ApiServices {
 }
 
 export function apiServices(d: Daemon): ApiServices {
-  const reader = new IndexReader(d.index.path);
+  const reader = openIndexReader(d.index.path);
   const ctx = readContext({
     reader, agents: new AgentDirectory(d.project.info), limits: d.project.config.limits,
     load: (id) => d.store.get(id), now: () => d.clock.now(),

@@ -1,10 +1,10 @@
 // References people type: a conversation or a message by alias (CONV-0007, MSG-H-0042), by
 // full id, or by a unique hex prefix of at least 6 characters.
 
+import type { AliasQueries } from "../../adapters/sqlite-index/index.js";
 import { DomainError, NotFoundError } from "../../src/errors.js";
 import { formatConversationAlias, formatMessageAlias, parseAlias } from "../../src/messaging/aliases.js";
 import { isHex64, PRIORITIES, type Priority } from "../../src/types.js";
-import type { AliasQueries } from "./alias-queries.js";
 
 const HEX_PREFIX = /^[0-9a-f]{6,63}$/;
 

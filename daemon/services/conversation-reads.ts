@@ -1,18 +1,17 @@
 // Reading conversations: the list (search, filters, pages), one conversation in full (its
 // timeline, phases, turns, execution time, who has viewed it) and its audit trail.
 
-import type { AuditEntry } from "../../adapters/sqlite-index/index.js";
+import type { AuditEntry, ConversationSearchQuery } from "../../adapters/sqlite-index/index.js";
 import type { Conversation, Turn } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import { isExpired } from "../../src/messaging/unread.js";
 import { threadOf } from "../../src/messaging/threads.js";
 import { isHex64 } from "../../src/types.js";
 import { conversationAlias } from "./aliases.js";
-import type { ConversationQuery } from "./conversation-list-queries.js";
 import { conversationItem, loadConversation, type ReadContext } from "./read-context.js";
 import type { AuditView, ConversationDetail, ConversationItem, Page, TimelineEntry, TurnView, ViewState } from "./shapes.js";
 
-export type ConversationsQuery = Omit<ConversationQuery, "now">;
+export type ConversationsQuery = Omit<ConversationSearchQuery, "now">;
 
 export function listConversations(ctx: ReadContext, q: ConversationsQuery): Page<ConversationItem> {
   // Any pubkey may be a participant (users too); anything else must name an agent.

@@ -1,8 +1,8 @@
 // Reading messages: across conversations with filters (the audit feed), one message in full,
 // and an agent's inbox (unread, most urgent first, with the conversations they are in).
 
+import type { MessageOrder, MessageQuery, MessageSummary } from "../../adapters/sqlite-index/index.js";
 import { NotFoundError } from "../../src/errors.js";
-import type { MessageOrder, MessageQuery, MessageRow } from "./message-queries.js";
 import { messageItem, type ReadContext } from "./read-context.js";
 import type { InboxView, MessageDetail, MessageItem, Page } from "./shapes.js";
 
@@ -63,8 +63,6 @@ export function inbox(ctx: ReadContext, agentRef: string, q: InboxQuery): InboxV
 
 // Without a type filter the index's own unread walk serves the page: it reads only unread rows
 // (a partial index), however many messages the agent ever received.
-function unreadPage(ctx: ReadContext, agent: string, q: InboxQuery, now: number): { total: number; items: MessageRow[] } {
-  const page = ctx.reader.unread.unreadList(agent, { now, includeExpired: q.includeExpired, limit: q.limit, offset: q.offset });
-  const items = page.items.map((m) => ctx.reader.messages.get(m.eventId)).filter((r): r is MessageRow => r !== undefined);
-  return { total: page.total, items };
+function unreadPage(ctx: ReadContext, agent: string, q: InboxQuery, now: number): { total: number; items: MessageSummary[] } {
+  return ctx.reader.unread.unreadList(agent, { now, includeExpired: q.includeExpired, limit: q.limit, offset: q.offset });
 }

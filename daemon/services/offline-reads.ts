@@ -10,7 +10,7 @@ import type { LogRecord } from "../../src/records.js";
 import { parseRecordLine } from "../../adapters/fs-log/record-line.js";
 import type { LoadedProject } from "../config/index.js";
 import { AgentDirectory } from "./agent-directory.js";
-import { IndexReader } from "./index-reader.js";
+import { openIndexReader } from "./index-reader.js";
 import { readContext } from "./read-context.js";
 import { Reads } from "./reads.js";
 
@@ -44,7 +44,7 @@ export async function replayLogFile(tenexDir: string, id: string): Promise<Conve
 }
 
 export function openOfflineReads(project: LoadedProject, now: () => number = Date.now): { reads: Reads; close(): void } {
-  const reader = new IndexReader(join(project.tenexDir, "index.sqlite"));
+  const reader = openIndexReader(join(project.tenexDir, "index.sqlite"));
   const ctx = readContext({
     reader, agents: new AgentDirectory(project.info), limits: project.config.limits,
     load: (id) => replayLogFile(project.tenexDir, id), now,

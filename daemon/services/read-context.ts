@@ -2,14 +2,12 @@
 // (read-only), the project's agents, the limits, and a way to load a conversation's aggregate
 // (the daemon's store, or the log read from disk).
 
+import type { ConversationSummary, IndexReader, MessageSummary } from "../../adapters/sqlite-index/index.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
 import type { Limits } from "../config/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import { Aliases, conversationAlias, messageAlias } from "./aliases.js";
-import type { ConversationRow } from "./conversation-list-queries.js";
-import type { IndexReader } from "./index-reader.js";
-import type { MessageRow } from "./message-queries.js";
 import type { ConversationItem, MessageItem } from "./shapes.js";
 
 export interface ReadContext {
@@ -31,13 +29,13 @@ export async function loadConversation(ctx: ReadContext, id: string): Promise<Co
   return conv;
 }
 
-export const conversationItem = (r: ConversationRow): ConversationItem => ({
+export const conversationItem = (r: ConversationSummary): ConversationItem => ({
   id: r.id, alias: conversationAlias(r.seq), title: r.title, phase: r.phase, status: r.status, archived: r.archived,
   rootKind: r.rootKind, createdAt: r.createdAt, updatedAt: r.updatedAt, messageCount: r.messageCount,
   lastMessageAt: r.lastMessageAt, execMs: r.execMs,
 });
 
-export function messageItem(ctx: ReadContext, r: MessageRow): MessageItem {
+export function messageItem(ctx: ReadContext, r: MessageSummary): MessageItem {
   const recipients = ctx.reader.messages.recipientsOf(r.conversationId, r.n).map((x) => x.recipient);
   return {
     id: r.eventId, alias: messageAlias(r.seq, r.priority), conversationId: r.conversationId,

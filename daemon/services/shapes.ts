@@ -3,9 +3,7 @@
 // (createdAt, updatedAt, expiration) are unix seconds; the daemon's own (`at`, startedAt,
 // lastMessageAt…) are epoch ms.
 
-import type { AuditEntry } from "../../adapters/sqlite-index/index.js";
-import type { Summary } from "../../adapters/sqlite-index/index.js";
-import type { IndexStats } from "../../adapters/sqlite-index/index.js";
+import type { AuditEntry, ConversationSummary, IndexStats, MessageSummary, Summary } from "../../adapters/sqlite-index/index.js";
 import type { RoutingContext } from "../../src/routing-context.js";
 import type { NostrEvent, Phase } from "../../src/types.js";
 
@@ -16,40 +14,22 @@ export interface Page<T> {
   items: T[];
 }
 
-export interface ConversationItem {
-  id: string;
+/** A conversation as listed: the index's summary, named by its alias instead of its row number. */
+export interface ConversationItem extends Omit<ConversationSummary, "seq" | "project" | "lastN"> {
   alias: string;
-  title: string;
-  phase: string;
-  status: string;
-  archived: boolean;
-  rootKind: number | null;
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-  lastMessageAt: number | null;
-  execMs: number;
 }
 
-export interface MessageItem {
+/**
+ * A message as listed: the index's summary (its preview is the first 160 characters, the whole
+ * content is at GET /api/v1/messages/:id), named by its id and alias, with its recipients.
+ */
+export interface MessageItem extends Omit<MessageSummary, "seq" | "conversationSeq" | "eventId" | "receivedAt"> {
+  /** The event id. */
   id: string;
   alias: string;
-  conversationId: string;
   conversationAlias: string;
-  /** Position in the conversation's log. */
-  n: number;
-  author: string;
   /** The author's slug, "owner", or a short pubkey. */
   from: string;
-  kind: number;
-  type: string | null;
-  priority: string | null;
-  createdAt: number;
-  expiration: number | null;
-  parentId: string | null;
-  /** The first 160 characters; the whole content is at GET /api/v1/messages/:id. */
-  preview: string;
-  size: number;
   recipients: string[];
   /** Recipients' labels, as `from`. */
   to: string[];

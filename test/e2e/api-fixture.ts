@@ -1,13 +1,18 @@
 // Shared by the API and CLI tests: a demo project whose agents all use the mailbox backend (so
-// nothing runs on its own and every message in a test is one the test sent), the daemon's API
-// endpoint as it wrote it into .tenex/, raw requests that bypass the typed client, and the CLI
-// run in this process (fast) or as a child (stdout, stderr, exit code, signals).
+// nothing runs on its own and every message in a test is one the test sent), a daemon on it for
+// the tests of one file, the daemon's API endpoint as it wrote it into .tenex/, raw requests that
+// bypass the typed client, and the CLI run in this process (fast) or as a child (stdout, stderr,
+// exit code, signals).
 
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
 import { main } from "../../daemon/cli/main.js";
-import { BIN, makeProject, type TestProject } from "../helpers/daemon.js";
+import { TenexClient } from "../../daemon/client/client.js";
+import { ApiClientError } from "../../daemon/client/errors.js";
+import { BIN, makeProject, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 
 export function mailboxProject(dir: string, limits: Record<string, number> = {}): TestProject {
   const project = makeProject(dir, (c) => {
@@ -23,6 +28,40 @@ export function mailboxProject(dir: string, limits: Record<string, number> = {})
 export function endpointOf(project: TestProject): { url: string; token: string } {
   const port = readFileSync(join(project.tenexDir, "daemon.port"), "utf8").trim();
   return { url: `http://127.0.0.1:${port}`, token: readFileSync(join(project.tenexDir, "daemon.token"), "utf8").trim() };
+}
+
+export interface MailboxDaemon {
+  project: TestProject;
+  daemon: RunningDaemon;
+  ep: { url: string; token: string };
+  api: TenexClient;
+}
+
+/**
+ * A daemon on a fresh mailbox project (in a temp directory named after `prefix`) for the tests of
+ * one file: started before them, given to `started`; stopped and its directory deleted after them.
+ */
+export function useMailboxDaemon(prefix: string, limits: Record<string, number>, started: (d: MailboxDaemon) => void): void {
+  let tmp: string | undefined;
+  let daemon: RunningDaemon | undefined;
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), prefix));
+    const project = mailboxProject(join(tmp, "p"), limits);
+    daemon = await startDaemon(project.dir);
+    const ep = endpointOf(project);
+    started({ project, daemon, ep, api: new TenexClient(ep) });
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+  });
+}
+
+/** The error a request the API refused rejects with (fails the test if it did not reject). */
+export async function refused(p: Promise<unknown>): Promise<ApiClientError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiClientError);
+  return err as ApiClientError;
 }
 
 export interface RawAnswer {

@@ -2,37 +2,15 @@
 // have their unit tests in test/unit/messaging-*.test.ts; here they are checked end to end:
 // signed events, the log, the index, the API).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
-import { ApiClientError } from "../../daemon/client/errors.js";
-import { readLog, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { endpointOf, mailboxProject } from "./api-fixture.js";
+import { describe, expect, it } from "vitest";
+import type { TenexClient } from "../../daemon/client/client.js";
+import { readLog, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { refused, useMailboxDaemon } from "./api-fixture.js";
 
-let tmp: string;
 let project: TestProject;
 let daemon: RunningDaemon;
 let api: TenexClient;
-
-beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "tenexd-msg-"));
-  project = mailboxProject(join(tmp, "p"), { maxContentBytes: 1000 });
-  daemon = await startDaemon(project.dir);
-  api = new TenexClient(endpointOf(project));
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-async function refused(p: Promise<unknown>): Promise<ApiClientError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApiClientError);
-  return err as ApiClientError;
-}
+useMailboxDaemon("tenexd-msg-", { maxContentBytes: 1000 }, (d) => ({ project, daemon, api } = d));
 
 const tag = (ev: { tags: string[][] }, name: string) => ev.tags.find((t) => t[0] === name);
 const page = { limit: 100, offset: 0 };

@@ -1,40 +1,20 @@
 // The local HTTP API against the daemon as a child process: the token, loopback only, errors as
 // JSON with their status codes, the status object, and the typed client's reads.
 
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { request } from "node:http";
-import { networkInterfaces, tmpdir } from "node:os";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
-import { ApiClientError } from "../../daemon/client/errors.js";
-import { startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { endpointOf, mailboxProject, raw } from "./api-fixture.js";
+import { describe, expect, it } from "vitest";
+import type { TenexClient } from "../../daemon/client/client.js";
+import type { RunningDaemon, TestProject } from "../helpers/daemon.js";
+import { raw, refused, useMailboxDaemon } from "./api-fixture.js";
 
-let tmp: string;
 let project: TestProject;
 let daemon: RunningDaemon;
 let ep: { url: string; token: string };
 let api: TenexClient;
-
-beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "tenexd-api-"));
-  project = mailboxProject(join(tmp, "p"), { maxContentBytes: 2000, unreadThreshold: 2 });
-  daemon = await startDaemon(project.dir);
-  ep = endpointOf(project);
-  api = new TenexClient(ep);
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-async function refused(p: Promise<unknown>): Promise<ApiClientError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApiClientError);
-  return err as ApiClientError;
-}
+useMailboxDaemon("tenexd-api-", { maxContentBytes: 2000, unreadThreshold: 2 }, (d) => ({ project, daemon, ep, api } = d));
 
 describe("the local API: access", () => {
   it("writes its port and a fresh 64-hex token (mode 0600) into .tenex/", () => {

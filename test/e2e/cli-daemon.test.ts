@@ -3,32 +3,17 @@
 // message and a non-zero exit, and desk mode (`inbox --watch`) following new mail until SIGINT.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
-import { BIN, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { cli, cliProcess, endpointOf, mailboxProject } from "./api-fixture.js";
+import { describe, expect, it } from "vitest";
+import type { TenexClient } from "../../daemon/client/client.js";
+import { BIN, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { cli, cliProcess, useMailboxDaemon } from "./api-fixture.js";
 
-let tmp: string;
 let project: TestProject;
 let daemon: RunningDaemon;
 let api: TenexClient;
+useMailboxDaemon("tenexd-cli-d-", { maxContentBytes: 500 }, (d) => ({ project, daemon, api } = d));
 // Filled by the first tests, used by the later ones.
 const seen: { conv?: string; root?: string; reply?: string; discussion?: string } = {};
-
-beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "tenexd-cli-d-"));
-  project = mailboxProject(join(tmp, "p"), { maxContentBytes: 500 });
-  daemon = await startDaemon(project.dir);
-  api = new TenexClient(endpointOf(project));
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
 
 const ok = (r: { code: number; stderr: string }) => expect(r.code, r.stderr).toBe(0);
 

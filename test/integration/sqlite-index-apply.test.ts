@@ -1,19 +1,10 @@
 // The index as a derived store: idempotent apply, rebuild = incremental, drop, reset.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
-import { applyIncrementally, dumpIndex, scenario, removeTempIndexes, tempIndexPath } from "./sqlite-index-helpers.js";
+import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, tempIndexPath } from "./sqlite-index-helpers.js";
 
-const open: SqliteIndex[] = [];
-const newIndex = (path = tempIndexPath()) => {
-  const index = new SqliteIndex({ path });
-  open.push(index);
-  return index;
-};
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-  removeTempIndexes();
-});
+const newIndex = (path = tempIndexPath()) => newTestIndex({ path });
+afterEach(closeTestIndexes);
 
 describe("SqliteIndex apply", () => {
   it("indexes every record type of a log", () => {

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { SqliteIndex, type SqliteIndexOptions } from "../../adapters/sqlite-index/sqlite-index.js";
 import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
@@ -23,6 +24,21 @@ export function tempIndexPath(): string {
 /** Deletes every directory tempIndexPath made (call once the indexes in them are closed). */
 export function removeTempIndexes(): void {
   for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const openIndexes: SqliteIndex[] = [];
+
+/** A SqliteIndex on a fresh temp file unless `path` is given; closeTestIndexes closes it. */
+export function newTestIndex(opts: Partial<SqliteIndexOptions> = {}): SqliteIndex {
+  const index = new SqliteIndex({ path: tempIndexPath(), ...opts });
+  openIndexes.push(index);
+  return index;
+}
+
+/** Closes every index newTestIndex opened, then deletes the temp directories (for afterEach). */
+export function closeTestIndexes(): void {
+  for (const index of openIndexes.splice(0)) index.close();
+  removeTempIndexes();
 }
 
 /** A record before the log gives it its position (and, unless given, its time). */

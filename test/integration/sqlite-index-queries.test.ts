@@ -1,21 +1,12 @@
 // Queries over the index: conversation search, audit trail, stats, relay high-water marks.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
 import type { Phase } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
-import { LogFixture, applyIncrementally, scenario, removeTempIndexes, tempIndexPath } from "./sqlite-index-helpers.js";
+import { LogFixture, applyIncrementally, closeTestIndexes, newTestIndex, scenario, tempIndexPath } from "./sqlite-index-helpers.js";
 
-const open: SqliteIndex[] = [];
-const newIndex = (path = tempIndexPath()) => {
-  const index = new SqliteIndex({ path });
-  open.push(index);
-  return index;
-};
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-  removeTempIndexes();
-});
+const newIndex = (path = tempIndexPath()) => newTestIndex({ path });
+afterEach(closeTestIndexes);
 
 const NOW_S = 1_700_000_000;
 const HOUR = 3600;

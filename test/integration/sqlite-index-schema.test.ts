@@ -6,19 +6,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IndexCorruptError, IndexSchemaTooNewError } from "../../adapters/sqlite-index/errors.js";
 import { migrate } from "../../adapters/sqlite-index/migrate.js";
 import { LATEST_VERSION, MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
-import { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
-import { applyIncrementally, dumpIndex, scenario, removeTempIndexes, tempIndexPath } from "./sqlite-index-helpers.js";
+import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, tempIndexPath } from "./sqlite-index-helpers.js";
 
-const open: SqliteIndex[] = [];
-const openIndex = (path: string) => {
-  const index = new SqliteIndex({ path });
-  open.push(index);
-  return index;
-};
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-  removeTempIndexes();
-});
+const openIndex = (path: string) => newTestIndex({ path });
+afterEach(closeTestIndexes);
 
 const userVersion = (path: string) => {
   const db = new Database(path);

@@ -1,20 +1,10 @@
 // Unread mail: who a message is unread for, read marks, acks, expiry, priority order, inbox.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteIndex, type SqliteIndexOptions } from "../../adapters/sqlite-index/sqlite-index.js";
 import { testProject } from "../helpers/events.js";
-import { LogFixture, removeTempIndexes, tempIndexPath } from "./sqlite-index-helpers.js";
+import { closeTestIndexes, LogFixture, newTestIndex } from "./sqlite-index-helpers.js";
 
-const open: SqliteIndex[] = [];
-const newIndex = (opts: Partial<SqliteIndexOptions> = {}) => {
-  const index = new SqliteIndex({ path: tempIndexPath(), ...opts });
-  open.push(index);
-  return index;
-};
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-  removeTempIndexes();
-});
+afterEach(closeTestIndexes);
 
 const T0 = 1_700_000_000;
 const NOW = (T0 + 3600) * 1000;
@@ -36,7 +26,7 @@ describe("SqliteIndex unread", () => {
     const m2 = p.reply(planner, root, "second", [coder.pubkey], [], root, T0 + 10);
     log.event(m1);
     log.event(m2);
-    const index = newIndex();
+    const index = newTestIndex();
     index.apply(log.conv, log.records);
     expect(index.unreadCount(coder.pubkey, NOW)).toBe(2);
     const page = index.unreadList(coder.pubkey, { now: NOW });
@@ -54,7 +44,7 @@ describe("SqliteIndex unread", () => {
     const { p, planner, coder, root, log } = setup();
     log.event(p.reply(planner, root, "note to self and coder", [planner.pubkey, coder.pubkey], [], root, T0 + 5));
     const everyone = [p.owner.pubkey, planner.pubkey, coder.pubkey];
-    const index = newIndex({ recipientsOf: () => everyone.map((k) => k.toUpperCase()) });
+    const index = newTestIndex({ recipientsOf: () => everyone.map((k) => k.toUpperCase()) });
     index.apply(log.conv, log.records);
     expect(index.unreadCount(planner.pubkey, NOW)).toBe(1); // the root, from the owner
     expect(index.unreadCount(coder.pubkey, NOW)).toBe(2); // root and reply: recipientsOf, not p tags
@@ -65,7 +55,7 @@ describe("SqliteIndex unread", () => {
     const { p, planner, coder, root, log } = setup();
     const msgs = [1, 2, 3, 4].map((i) => p.reply(planner, root, `step ${i}`, [coder.pubkey], [], root, T0 + i));
     for (const m of msgs) log.event(m);
-    const index = newIndex();
+    const index = newTestIndex();
     index.apply(log.conv, log.records);
     expect(index.unreadCount(coder.pubkey, NOW)).toBe(4);
 
@@ -99,10 +89,10 @@ describe("SqliteIndex unread", () => {
     const lasting = p.reply(planner, root, "forever", [coder.pubkey], [], root, T0 + 2);
     log.event(expiring);
     log.event(lasting);
-    const index = newIndex();
+    const index = newTestIndex();
     index.apply(log.conv, log.records);
 
-    const before = (T0 + 100) * 1000; // expiration == now: not yet expired
+    const before = (T0 + 100) * 1000 - 1; // the last millisecond before its expiration second
     expect(index.unreadCount(coder.pubkey, before)).toBe(2);
     const after = (T0 + 101) * 1000;
     expect(index.unreadCount(coder.pubkey, after)).toBe(1);
@@ -128,7 +118,7 @@ describe("SqliteIndex unread", () => {
     send("medium", "medium", T0 + 1);
     send("critical early", "critical", T0 + 4);
     send("bogus priority ranks as none", "urgent!!", T0 + 5);
-    const index = newIndex();
+    const index = newTestIndex();
     index.apply(log.conv, log.records);
 
     const order = ["critical early", "critical late", "high", "medium", "none", "bogus priority ranks as none", "low early"];
@@ -146,7 +136,7 @@ describe("SqliteIndex unread", () => {
     const root2 = p.root(p.owner, "Second topic", [coder.pubkey], [["priority", "high"]], T0 + 50);
     const log2 = new LogFixture(root2.id);
     log2.event(root2);
-    const index = newIndex();
+    const index = newTestIndex();
     index.apply(log.conv, log.records);
     index.apply(log2.conv, log2.records);
 
