@@ -14,9 +14,12 @@ let failed = 0;
 try {
   const r = JSON.parse(readFileSync(out, "utf8"));
   passed = r.numPassedTests;
-  failed = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
-  // A suite that fails to load has no tests but must still count as a failure.
-  for (const s of r.testResults ?? []) if (s.status === "failed" && s.assertionResults.length === 0) failed++;
+  failed = r.numFailedTests;
+  // A file that fails outside its tests (does not load, a beforeAll hook throws) has no failed
+  // test of its own, yet it failed: count it once.
+  for (const s of r.testResults ?? []) {
+    if (s.status === "failed" && !s.assertionResults.some((a) => a.status === "failed")) failed++;
+  }
 } catch {
   failed = Math.max(failed, 1);
 }
