@@ -2,7 +2,7 @@
 // and the relays are in step; stop undoes it in reverse, idempotently, and marks a clean stop so
 // the next start can skip the index check. Every background task runs in a BackgroundLoop.
 
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ContextCache } from "../src/agent-view.js";
 import { recoverOpenSession } from "../src/execution-time.js";
@@ -21,6 +21,7 @@ import { agentsToRun } from "./agents/dispatch.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
 import { Escalator } from "./escalation.js";
+import { logFingerprint, parseMarker, sameFingerprint } from "./log-fingerprint.js";
 import { publishHeartbeat } from "./heartbeat.js";
 import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-recovery.js";
 import { openIndex } from "./index-open.js";
@@ -205,9 +206,11 @@ export class Daemon {
 
   private async reconcile(fresh: boolean): Promise<void> {
     const marker = join(this.project.tenexDir, "clean-shutdown");
-    const clean = existsSync(marker);
+    const stopped = existsSync(marker) ? parseMarker(readFileSync(marker, "utf8")) : undefined;
+    // Clean only if the logs still look as they did at the stop (nothing damaged them since).
+    const clean = stopped !== undefined && sameFingerprint(stopped, logFingerprint(this.project.tenexDir));
     // The marker is removed at once: a crash from here on leaves no claim of a clean stop.
-    if (clean) unlinkSync(marker);
+    if (existsSync(marker)) unlinkSync(marker);
     this.startup.cleanStart = clean && !fresh;
     if (fresh) {
       const rebuilt = await rebuildIndex(this.log, this.index);
@@ -310,7 +313,10 @@ export class Daemon {
     await this.log?.close();
     this.sync?.flushMarks();
     this.index?.close();
-    if (this.readyAt !== undefined) writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${this.clock.now()}\n`);
+    if (this.readyAt !== undefined) {
+      const fp = logFingerprint(this.project.tenexDir);
+      writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${JSON.stringify({ at: this.clock.now(), ...fp })}\n`);
+    }
     this.releaseLock();
   }
 }

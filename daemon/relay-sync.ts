@@ -43,6 +43,8 @@ export class RelaySync {
   private again = false;
   private stopped = false;
   private lastBackfillComplete = false;
+  /** During a first sync: events created before this second are history (no agent runs). */
+  private historyBefore: number | undefined;
   lastCatchup: (CatchupResult & { quiet: boolean; ms: number; at: number }) | undefined;
 
   constructor(private readonly d: RelaySyncDeps) {}
@@ -65,8 +67,13 @@ export class RelaySync {
    * serves (and takes new events) while it catches up. `backfill()` resolves when it is done.
    */
   start(): void {
+    // A first sync takes history in quietly. NDK also hands events fetched by the back-fill to
+    // the live subscription, so "live" events older than this moment are history as well.
+    const marks = this.d.marks.highWaterMarks();
+    if (!this.d.relays.some((r) => marks.has(this.d.markKey(r)))) this.historyBefore = Math.floor(this.d.now() / 1000);
     this.sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
-      void this.d.ingest(ev, relay, false).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
+      const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
+      void this.d.ingest(ev, relay, quiet).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
     });
     this.offReconnect = this.d.gateway.onReconnect?.(() => void this.backfill().catch(this.d.onError));
     void this.backfill().catch(this.d.onError);
@@ -132,7 +139,13 @@ export class RelaySync {
       stopped: () => this.stopped,
     });
     this.lastBackfillComplete = result.complete;
-    if (result.complete && result.newest !== undefined) for (const r of this.d.relays) this.raise(r, result.newest);
+    if (result.complete) {
+      // Synced up to when this back-fill began (the live subscription has covered the rest),
+      // even when it found nothing: else the next start would take it for a first sync.
+      const upTo = Math.max(Math.floor(started / 1000), result.newest ?? 0);
+      for (const r of this.d.relays) this.raise(r, upTo);
+      this.historyBefore = undefined;
+    }
     this.lastCatchup = { ...result, quiet, ms: this.d.now() - started, at: this.d.now() };
     this.d.onCatchup?.(this.lastCatchup);
   }

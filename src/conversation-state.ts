@@ -95,3 +95,27 @@ export interface Conversation {
   /** Pubkeys of everyone who authored an event here. */
   participants: Set<string>;
 }
+
+/**
+ * The conversation's index row as of one moment: taken when records are committed, so the index
+ * never stores fields of records that were not yet durable when it was written.
+ */
+export interface ConversationRow {
+  project: string;
+  title: string;
+  phase: string;
+  status: ConversationStatus;
+  archived: boolean;
+  rootKind?: number;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  lastN: number;
+  execMs: number;
+}
+
+export const conversationRow = (c: Conversation): ConversationRow => ({
+  project: c.project, title: c.title, phase: c.phase.phase, status: c.status, archived: c.archived,
+  ...(c.rootKind !== undefined ? { rootKind: c.rootKind } : {}),
+  createdAt: c.createdAt, updatedAt: c.updatedAt, messageCount: c.events.length, lastN: c.lastN, execMs: c.exec.totalMs,
+});

@@ -1,7 +1,7 @@
 // Ports: what the domain needs from the outside world. Adapters implement them; the daemon
 // wires them. In-memory implementations for tests live in adapters/memory/.
 
-import type { Conversation } from "./conversation-state.js";
+import type { Conversation, ConversationRow } from "./conversation-state.js";
 import type { LogRecord } from "./records.js";
 import type { NostrEvent, UnsignedEvent } from "./types.js";
 
@@ -35,6 +35,11 @@ export interface IndexBatchItem {
   conversation: Conversation;
   /** Records of that conversation, in log order. */
   records: readonly LogRecord[];
+  /**
+   * The conversation's row as of the last of these records. The live aggregate may already be
+   * ahead (records staged, not yet durable): the index must not store those.
+   */
+  row: ConversationRow;
 }
 
 /** Derived SQLite index: rebuildable from the logs at any time. */

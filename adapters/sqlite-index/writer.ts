@@ -2,7 +2,7 @@
 // conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
 
 import type Database from "better-sqlite3";
-import type { Conversation } from "../../src/conversation-state.js";
+import { conversationRow, type Conversation, type ConversationRow } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
 import type { IndexBatchItem } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
@@ -107,7 +107,7 @@ export class IndexWriter {
     this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[]) => this.applyAll(conv, records));
     // One commit for many conversations: a commit costs far more than the rows it writes.
     this.applyBatch = db.transaction((items: readonly IndexBatchItem[]) => {
-      for (const { conversation, records } of items) this.applyAll(conversation, records);
+      for (const { conversation, records, row } of items) this.applyAll(conversation, records, row);
     });
     this.drop = db.transaction((id: string) => this.dropOne(id));
     this.resetAll = db.transaction(() => {
@@ -115,16 +115,16 @@ export class IndexWriter {
     });
   }
 
-  private applyAll(conv: Conversation, records: readonly LogRecord[]): void {
+  private applyAll(conv: Conversation, records: readonly LogRecord[], row: ConversationRow = conversationRow(conv)): void {
     this.deltas.clear();
     for (const rec of records) this.applyOne(conv, rec);
     this.deltas.flush();
     this.upsertConversation.run({
-      id: conv.id, project: conv.project, title: conv.title, title_folded: conv.title.toLowerCase(),
-      phase: conv.phase.phase,
-      status: conv.status, archived: conv.archived ? 1 : 0, root_kind: conv.rootKind ?? null,
-      created_at: conv.createdAt, updated_at: conv.updatedAt, message_count: conv.events.length,
-      last_n: conv.lastN, exec_ms: conv.exec.totalMs,
+      id: conv.id, project: row.project, title: row.title, title_folded: row.title.toLowerCase(),
+      phase: row.phase,
+      status: row.status, archived: row.archived ? 1 : 0, root_kind: row.rootKind ?? null,
+      created_at: row.createdAt, updated_at: row.updatedAt, message_count: row.messageCount,
+      last_n: row.lastN, exec_ms: row.execMs,
     });
   }
 

@@ -3,7 +3,7 @@
 // (so the next event of the same conversation sees them) and resolves its `durable` promise
 // only when the log has fsync'd them; the index is fed after that, never before.
 
-import type { Conversation } from "../../src/conversation-state.js";
+import { conversationRow, type Conversation } from "../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import { stamp } from "../../src/conversation.js";
 import { currentTurn } from "../../src/turns.js";
@@ -100,13 +100,15 @@ export class ConversationStore {
     const before = conv.events.length;
     const stamped = stamp(conv, records);
     applyRecords(conv, stamped);
+    // The row as of these records: by the time they are durable the aggregate may be further on.
+    const row = conversationRow(conv);
     const ids = stamped.flatMap((r) => (r.t === "event" ? [r.ev.id] : []));
     for (const id of ids) this.remember(id);
     this.known.add(conv.id);
     this.cache.grew(conv.events.length - before);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
-      () => this.feeder.add(conv, stamped),
+      () => this.feeder.add(conv, stamped, row),
       (err: unknown) => {
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.

@@ -3,12 +3,12 @@
 // more than all the rows written). The index is derived and may lag the log by a tick; it is
 // repaired from the log at start if the process dies in between.
 
-import type { Conversation } from "../../src/conversation-state.js";
+import type { Conversation, ConversationRow } from "../../src/conversation-state.js";
 import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 export class IndexFeeder {
-  private pending = new Map<string, { conversation: Conversation; records: LogRecord[] }>();
+  private pending = new Map<string, { conversation: Conversation; records: LogRecord[]; row: ConversationRow }>();
   private scheduled = false;
   private flushed: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
@@ -18,11 +18,15 @@ export class IndexFeeder {
     private readonly onError: (err: unknown, conversationIds: string[]) => void,
   ) {}
 
-  /** Queue durable records of one conversation (in log order). */
-  add(conversation: Conversation, records: readonly LogRecord[]): void {
+  /** Queue durable records of one conversation (in log order), with its row as of the last one. */
+  add(conversation: Conversation, records: readonly LogRecord[], row: ConversationRow): void {
     const item = this.pending.get(conversation.id);
-    if (item) item.records.push(...records);
-    else this.pending.set(conversation.id, { conversation, records: [...records] });
+    if (item) {
+      item.records.push(...records);
+      item.row = row;
+    } else {
+      this.pending.set(conversation.id, { conversation, records: [...records], row });
+    }
     if (this.scheduled) return;
     this.scheduled = true;
     this.flushed = new Promise((done) => (this.release = done));

@@ -1,0 +1,298 @@
+// Damaged data on disk (issues 3 and 6; DESIGN.md §5): with the daemon stopped, its logs and its
+// index are damaged the ways a crash, a bad disk or a user can damage them; then it starts.
+// Expected each time: it recovers or quarantines and says so (its log, status.problems), it keeps
+// every line that was intact (in its log, or in .tenex/quarantine/), it catches up what it lost
+// from the relay, and its index, read after a clean stop, agrees with its logs.
+// A full disk is tested on a small tmpfs when this machine lets the test mount one (root);
+// otherwise that case is skipped (adapter-level ENOSPC: test/integration/fs-log-faults.test.ts).
+
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
+import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
+import {
+  eventIdCounts, indexDisagreements, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, sleep, snapshotLogs,
+  spawnDaemon, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
+} from "../helpers/fault-tools.js";
+import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
+
+let tmp: string;
+let relay: SpawnedRelay;
+let base: TestProject;
+let events: ProjectEvents;
+/** Every event the relay holds for the project. */
+const published: string[] = [];
+
+beforeAll(async () => {
+  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  tmp = mkdtempSync(join(tmpdir(), "tenexd-corrupt-"));
+  relay = await spawnRelay();
+  base = makeProject(join(tmp, "base"), (c) => {
+    c.relays = [relay.url];
+  });
+  useMailboxAgents(base.tenexDir);
+  events = new ProjectEvents(base, await wasmSigner(base.owner.sk), { rootShare: 0.1 });
+  const d = spawnDaemon(base.dir);
+  await d.ready;
+  published.push(...(await publishAll(relay.url, events.next(150))));
+  await inLogs(base.tenexDir, published, 60_000).catch((e) => {
+    throw new Error(`${String(e)}; daemon stderr: ${d.stderr().slice(-3000)}`);
+  });
+  await sleep(1_200); // high-water marks are written every second
+  expect(await d.stop()).toEqual({ code: 0, signal: null });
+});
+
+afterAll(async () => {
+  await relay?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function inLogs(tenexDir: string, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, number>> {
+  return eventually(() => {
+    const counts = eventIdCounts(snapshotLogs(tenexDir));
+    return ids.every((id) => counts.has(id)) ? counts : undefined;
+  }, timeoutMs, `${ids.length} events in the logs`);
+}
+
+interface Scenario {
+  dir: string;
+  tenexDir: string;
+  log(name: string): string;
+  /** The logs as they were before any damage, largest first. */
+  logs: [string, string][];
+}
+
+/** A copy of the base project (stopped cleanly: its clean-shutdown marker is there). */
+function scenario(name: string): Scenario {
+  const dir = join(tmp, name);
+  cpSync(base.dir, dir, { recursive: true });
+  const tenexDir = join(dir, ".tenex");
+  const logs = [...snapshotLogs(tenexDir)].sort((a, b) => b[1].length - a[1].length);
+  return { dir, tenexDir, logs, log: (file) => join(tenexDir, "conversations", file) };
+}
+
+const lines = (text: string) => wholeLines(text).split("\n").slice(0, -1);
+
+/** Cuts the last line in half (a crash mid-append); returns that line. */
+function tearTail(path: string): string {
+  const text = readFileSync(path, "utf8");
+  const last = lines(text).at(-1)!;
+  writeFileSync(path, text.slice(0, text.length - 1 - Math.floor(last.length / 2)));
+  return last;
+}
+
+/** Overwrites line `at` with garbage; returns the line it replaced. */
+function garbageAt(path: string, at: number): string {
+  const all = lines(readFileSync(path, "utf8"));
+  const gone = all[at]!;
+  all[at] = `\u0000\u0000garbage ${"{".repeat(20)}`;
+  writeFileSync(path, `${all.join("\n")}\n`);
+  return gone;
+}
+
+/**
+ * Every line of the original logs except `damaged` is still somewhere: in its conversation's log
+ * or in a quarantine file of that conversation. Returns the lines that are nowhere.
+ */
+function lostIntactLines(s: Scenario, damaged: readonly string[]): string[] {
+  const qdir = join(s.tenexDir, "quarantine");
+  const quarantined = existsSync(qdir) ? readdirSync(qdir).map((f) => [f, readFileSync(join(qdir, f), "utf8")] as const) : [];
+  const lost: string[] = [];
+  for (const [file, text] of s.logs) {
+    const id = file.slice(-70, -6);
+    const now = existsSync(s.log(file)) ? readFileSync(s.log(file), "utf8") : "";
+    const places = [now, ...quarantined.filter(([f]) => f.startsWith(id)).map(([, t]) => t)].map((t) => `\n${t}`);
+    for (const line of lines(text)) {
+      if (!damaged.includes(line) && !places.some((p) => p.includes(`\n${line}\n`))) lost.push(`${id}: ${line.slice(0, 80)}`);
+    }
+  }
+  return lost;
+}
+
+async function run(s: Scenario): Promise<SpawnedDaemon> {
+  const d = spawnDaemon(s.dir);
+  await d.ready;
+  return d;
+}
+
+async function stop(d: SpawnedDaemon): Promise<string[]> {
+  expect(await d.stop(), d.stderr().slice(-2000)).toEqual({ code: 0, signal: null });
+  return loggedProblems(d.stderr()).map((p) => `${p.msg} ${p.detail ?? ""}`);
+}
+
+const once = (counts: Map<string, number>) => published.filter((id) => counts.get(id) !== 1);
+
+describe.each([
+  ["after a crash (no clean-shutdown marker)", false],
+  ["after a clean stop", true],
+])("damaged logs %s", (_label, marker) => {
+  it("a torn tail is cut and kept aside, a wrong-schema file quarantined, a stray file reported; the lost event comes back", async () => {
+    const s = scenario(`torn-${marker}`);
+    if (!marker) unlinkSync(join(s.tenexDir, "clean-shutdown"));
+    const [tornFile] = s.logs[0]!;
+    const tornId = tornFile.slice(0, 64);
+    const torn = tearTail(s.log(tornFile));
+    const wrongId = "f".repeat(64);
+    writeFileSync(s.log(`${wrongId}.jsonl`), '{"hello":"world"}\n{"not":"a record"}\n');
+    writeFileSync(s.log("notes.txt"), "a note a user left here\n");
+
+    const d = await run(s);
+    const counts = await inLogs(s.tenexDir, published).catch(() => eventIdCounts(snapshotLogs(s.tenexDir)));
+    const problems = await stop(d);
+    expect(problems.some((p) => p.startsWith(`log_torn_tail ${tornId}`)), problems.join("\n")).toBe(true);
+    expect(problems.some((p) => p.startsWith(`log_quarantined ${wrongId}`)), problems.join("\n")).toBe(true);
+    expect(problems.some((p) => p.startsWith("log_stray_file notes.txt")), problems.join("\n")).toBe(true);
+    const quarantine = readdirSync(join(s.tenexDir, "quarantine"));
+    expect(quarantine.some((f) => f.startsWith(`${tornId}.torn-`))).toBe(true);
+    expect(quarantine.some((f) => f.startsWith(`${wrongId}.jsonl`))).toBe(true);
+    expect(existsSync(s.log("notes.txt")), "a stray file is reported, not moved").toBe(true);
+    expect(lostIntactLines(s, [torn])).toEqual([]);
+    // The event in the torn line was never acknowledged; the relay still has it.
+    expect(once(counts)).toEqual([]);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
+
+  it("garbage in the middle of a log: quarantined when read, reported, its intact lines kept, the index in step", async () => {
+    const s = scenario(`middle-${marker}`);
+    if (!marker) unlinkSync(join(s.tenexDir, "clean-shutdown"));
+    const [file, text] = s.logs[1]!;
+    const id = file.slice(0, 64);
+    const gone = garbageAt(s.log(file), Math.floor(lines(text).length / 2));
+
+    const d = await run(s);
+    // A reply in that conversation makes the daemon read its log.
+    const root = events.roots.find((r) => r.id === id)!;
+    const reply = base.signAsOwner(1111, "one more", [["E", id, "", root.pubkey], ["K", "11"], ["P", root.pubkey], ["e", id], ["k", "11"], ["a", base.coordinate]]);
+    expect(await publishAll(relay.url, [reply])).toEqual([reply.id]);
+    await eventually(() => (existsSync(join(s.tenexDir, "quarantine")) ? true : undefined), 15_000, "the damaged log quarantined");
+    // The daemon still takes events in.
+    const next = events.next(3);
+    published.push(...(await publishAll(relay.url, next)), reply.id);
+    await inLogs(s.tenexDir, next.map((e) => e.id));
+    const problems = await stop(d);
+    expect(problems.some((p) => p.startsWith(`log_quarantined ${id}`)), problems.join("\n")).toBe(true);
+    expect(lostIntactLines(s, [gone])).toEqual([]);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
+});
+
+describe("a damaged index", () => {
+  it("deleted: rebuilt from the logs, and what was published meanwhile is caught up", async () => {
+    const s = scenario("no-index");
+    for (const f of ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"]) rmSync(join(s.tenexDir, f), { force: true });
+    const meanwhile = await publishAll(relay.url, events.next(10));
+    published.push(...meanwhile);
+    const d = await run(s);
+    const counts = await inLogs(s.tenexDir, published);
+    await stop(d);
+    expect(once(counts)).toEqual([]);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
+
+  it("of an older schema version: migrated, nothing lost", async () => {
+    const s = scenario("old-schema");
+    const path = join(s.tenexDir, "index.sqlite");
+    downgradeToV2(path);
+    expect(indexSchemaVersion(path)).toBe(2);
+    const d = await run(s);
+    const counts = await inLogs(s.tenexDir, published);
+    const problems = await stop(d);
+    expect(indexSchemaVersion(path)).toBe(MIGRATIONS.at(-1)!.version);
+    expect(problems.filter((p) => p.startsWith("index_"))).toEqual([]);
+    expect(once(counts)).toEqual([]);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
+
+  it("garbage: moved aside, reported, rebuilt", async () => {
+    const s = scenario("garbage-index");
+    const path = join(s.tenexDir, "index.sqlite");
+    for (const f of ["index.sqlite-wal", "index.sqlite-shm"]) rmSync(join(s.tenexDir, f), { force: true });
+    writeFileSync(path, Buffer.concat([Buffer.from("this is not a database "), Buffer.alloc(8192, 0xab)]));
+    const d = await run(s);
+    const counts = await inLogs(s.tenexDir, published);
+    const problems = await stop(d);
+    expect(problems.some((p) => p.startsWith("index_unusable")), problems.join("\n")).toBe(true);
+    expect(readdirSync(s.tenexDir).some((f) => f.startsWith("index.sqlite.unusable-"))).toBe(true);
+    expect(once(counts)).toEqual([]);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
+});
+
+/** A v1/v2 index: the objects later migrations create are dropped and user_version set to 2. */
+function downgradeToV2(path: string): void {
+  const db = new Database(path);
+  try {
+    for (const m of MIGRATIONS.filter((x) => x.version > 2)) {
+      // Dropping objects undoes a migration only if it just creates them.
+      expect(m.up, `migration ${m.version} does more than CREATE: update downgradeToV2`).not.toMatch(/\bALTER\b|\bUPDATE\b|\bINSERT\b/i);
+      for (const [, type, name] of m.up.matchAll(/CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|VIEW|TRIGGER)\s+(?:IF NOT EXISTS\s+)?(\w+)/gi)) {
+        db.exec(`DROP ${type!.toUpperCase()} IF EXISTS ${name}`);
+      }
+    }
+    db.pragma("user_version = 2");
+  } finally {
+    db.close();
+  }
+}
+
+// ----- A full disk: only where the test may mount a tmpfs (root, CAP_SYS_ADMIN) -----
+
+function tryMountTmpfs(dir: string, bytes: number): boolean {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  mkdirSync(dir, { recursive: true });
+  return spawnSync("mount", ["-t", "tmpfs", "-o", `size=${bytes}`, "tmpfs", dir]).status === 0;
+}
+
+const canMount = (() => {
+  const probe = mkdtempSync(join(tmpdir(), "tenexd-mount-probe-"));
+  const ok = tryMountTmpfs(probe, 65_536);
+  if (ok) spawnSync("umount", [probe]);
+  rmSync(probe, { recursive: true, force: true });
+  return ok;
+})();
+
+describe("a full disk", () => {
+  it.skipIf(!canMount)("appends fail, nothing is acknowledged or torn, the daemon lives on and catches up once there is room", async () => {
+    const s = scenario("full-disk");
+    const convDir = join(s.tenexDir, "conversations");
+    const saved = join(s.dir, "saved-conversations");
+    cpSync(convDir, saved, { recursive: true });
+    rmSync(convDir, { recursive: true });
+    const used = s.logs.reduce((sum, [, t]) => sum + Buffer.byteLength(t), 0);
+    expect(tryMountTmpfs(convDir, used + 512 * 1024)).toBe(true);
+    try {
+      cpSync(saved, convDir, { recursive: true });
+      // Fill what is left, so the next appends meet ENOSPC.
+      const free = statfsSync(convDir);
+      writeFileSync(join(convDir, "filler"), Buffer.alloc(Number(free.bavail) * Number(free.bsize)));
+
+      const d = await run(s);
+      const refused = await publishAll(relay.url, events.next(20));
+      published.push(...refused);
+      await sleep(3_000);
+      expect(d.child.exitCode, "the daemon must live on with a full disk").toBeNull();
+      const full = snapshotLogs(s.tenexDir);
+      for (const [path, text] of full) expect(text.endsWith("\n") || text === "", `${path} left torn`).toBe(true);
+      unlinkSync(join(convDir, "filler"));
+      // Room again: new events go in at once; the refused ones come back with the next back-fill.
+      const later = await publishAll(relay.url, events.next(5));
+      published.push(...later);
+      await inLogs(s.tenexDir, later);
+      const failures = (await stop(d)).filter((p) => !p.startsWith("log_stray_file filler"));
+      console.info(`full disk: ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
+      expect(failures.length, "the write failures are reported").toBeGreaterThan(0);
+      const again = await run(s);
+      const counts = await inLogs(s.tenexDir, published);
+      await stop(again);
+      expect(once(counts)).toEqual([]);
+      expect(lostIntactLines(s, [])).toEqual([]);
+      expect(indexDisagreements(s.tenexDir)).toEqual([]);
+    } finally {
+      spawnSync("umount", ["-l", convDir]);
+    }
+  }, 90_000);
+});
