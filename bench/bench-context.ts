@@ -1,0 +1,39 @@
+// What the runner hands every benchmark it owns: the mode, the machine limits measured earlier
+// in the same run (so each figure can be printed beside its limit) and a progress line.
+
+import { availableParallelism } from "node:os";
+
+export interface MachineLimits {
+  /** nostr-wasm verifications per second on one core (verify_limit_evps). */
+  verifyEvps?: number;
+  /** fsync'd appends, batches of 1,000 (fsync_append_limit_lps). */
+  fsyncLps?: number;
+  /** SQLite inserts, one transaction per 1,000 rows (sqlite_insert_limit_rps). */
+  sqliteRps?: number;
+}
+
+export interface BenchContext {
+  quick: boolean;
+  limits: MachineLimits;
+  cores: number;
+  progress(msg: string): void;
+}
+
+export function benchContext(quick: boolean, progress: (msg: string) => void): BenchContext {
+  return { quick, limits: {}, cores: availableParallelism(), progress };
+}
+
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const round = (x: number, digits = 0): number => Math.round(x * 10 ** digits) / 10 ** digits;
+export const evps = (n: number, ms: number): number => Math.round(n / (ms / 1000));
+
+/** "limits: verify 3,200 ev/s × 2 cores, fsync 500,000 lines/s, SQLite 25,000 rows/s" (only those measured). */
+export function limitsText(ctx: BenchContext): string {
+  const { verifyEvps, fsyncLps, sqliteRps } = ctx.limits;
+  const parts = [
+    verifyEvps !== undefined ? `verify ${verifyEvps} ev/s per core` : "",
+    fsyncLps !== undefined ? `fsync'd append ${fsyncLps} lines/s` : "",
+    sqliteRps !== undefined ? `SQLite insert ${sqliteRps} rows/s` : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? `machine limits this run: ${parts.join(", ")}` : "";
+}

@@ -1,0 +1,36 @@
+// Catch-up after downtime (DESIGN.md §5, §7): the daemon of the relay scenario ran and stopped
+// with 10,000 events stored; 10,000 more (50 more replies in each of its 200 conversations,
+// all newer) are added to the relay while it is down; it starts again and back-fills from its
+// high-water mark minus the overlap, not quietly this time (every event may set an agent to
+// work; here every agent is a mailbox, so none runs a program). The rate is the back-fill's,
+// from the "caught up" log line, read against the live ingest rate measured in the same run.
+
+import { evps, round, type BenchContext } from "./bench-context.js";
+import { cachedRelayDb } from "./child-daemon.js";
+import type { Figure } from "./figure.js";
+import { goalText } from "./goals.js";
+import { backfillText, runBackfill, type RelayScenario } from "./relay-ingest.js";
+import { MISSED_200x50, SHAPES } from "./workload.js";
+
+/** `liveEvps`: the in-process ingest rate of the same 200 × 50 workload, verified (ingest_200x50_evps). */
+export async function benchCatchup(ctx: BenchContext, scenario: RelayScenario, liveEvps: number | undefined): Promise<Figure[]> {
+  // The relay gets the missed events while the daemon is down (a copy of a database seeded once).
+  await scenario.swapRelayDb(await cachedRelayDb([SHAPES.c200x50, MISSED_200x50], ctx.progress));
+  const added = MISSED_200x50.conversations * MISSED_200x50.perConversation;
+  const run = await runBackfill(scenario, scenario.stored + added);
+  await run.daemon.stop();
+  const rate = evps(run.indexed - scenario.stored, run.ms);
+  const figures: Figure[] = [{
+    name: "catchup_10k_evps", value: rate, unit: "ev/s", ...(liveEvps !== undefined ? { goal: `≥ ${Math.ceil(0.8 * liveEvps)} (80% of live)`, limit: liveEvps } : {}),
+    note: `${added} events missed while the daemon was down (50 more in each of 200 stored conversations), every signature verified, ` +
+      `${run.indexed - scenario.stored} in the index after ${Math.round(run.ms)} ms (${backfillText(run, scenario.stored + added)}; fetched includes the overlap window); ` +
+      `limit = live ingest rate (ingest_200x50_evps, same run)`,
+  }];
+  if (liveEvps !== undefined) {
+    figures.push({
+      name: "catchup_10k_ratio", value: round(rate / liveEvps, 2), unit: "× live", goal: goalText("catchup_10k_ratio"),
+      note: "catchup_10k_evps ÷ ingest_200x50_evps (the live ingest rate: the daemon's pipeline with verification, measured in-process in the same run)",
+    });
+  }
+  return figures;
+}

@@ -1,0 +1,159 @@
+// Ingest "stored and indexed" (DESIGN.md §7): the daemon's own IngestPipeline over the real
+// FileConversationLog (fsync'd, group commit), SqliteIndex, ConversationStore and queues in a
+// temp dir, every signature checked by a VerifierPool on all cores. Events are submitted as
+// fast as the pipeline takes them (none awaited before the next); the clock stops when every
+// acknowledgement (durable in the log, applied to the index) has resolved.
+//   ingest_1x5000_evps         one conversation of 5,000 events
+//   ingest_1x5000_tail_ratio   the last 100 events against the first 100 (see below)
+//   ingest_200x50_evps         200 conversations × 50 events, arriving interleaved
+//   ingest_*_noverify_evps     the same without verification: what storage alone costs
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FileConversationLog } from "../adapters/fs-log/index.js";
+import { SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { VerifierPool } from "../adapters/verify/verifier-pool.js";
+import type { NostrEvent } from "../src/types.js";
+import { configSchema } from "../daemon/config/config-schema.js";
+import { ConversationQueues } from "../daemon/ingest/conversation-queues.js";
+import { IngestCounters } from "../daemon/ingest/counters.js";
+import { IngestPipeline } from "../daemon/ingest/pipeline.js";
+import { recipientsFor } from "../daemon/recipients.js";
+import { ConversationStore } from "../daemon/store/conversation-store.js";
+import { evps, limitsText, median, round, type BenchContext } from "./bench-context.js";
+import type { Figure } from "./figure.js";
+import { GOALS, goalText } from "./goals.js";
+import { benchKeys, benchProjectInfo, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
+
+// The daemon's limits as config.json's defaults make them.
+const LIMITS = configSchema.shape.limits.parse(undefined);
+const CHUNK = 100;
+
+class IngestFailedError extends Error {
+  override name = "IngestFailedError";
+}
+
+interface Harness {
+  pipeline: IngestPipeline;
+  close(): Promise<void>;
+}
+
+async function harness(verify: boolean): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "tenexd-ingest-bench-"));
+  const info = benchProjectInfo(benchKeys());
+  const log = new FileConversationLog(dir);
+  const index = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(info) });
+  const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
+  const indexErrors: unknown[] = [];
+  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
+  await store.init();
+  const pool = verify ? new VerifierPool() : undefined;
+  const verifier = pool ?? { check: async () => "ok" as const };
+  // Every agent is a mailbox here, as in the child-process benchmarks: no agent program runs.
+  const pipeline = new IngestPipeline({
+    project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
+    clock: { now: () => Date.now() }, runsFor: () => [], onAcknowledged: () => undefined,
+  });
+  return {
+    pipeline,
+    close: async () => {
+      await queues.idle();
+      await pool?.close();
+      await log.close();
+      index.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (indexErrors.length > 0) throw new IngestFailedError(`index apply failed: ${String(indexErrors[0])}`);
+    },
+  };
+}
+
+/** Ingests all at once; ms until every event is acknowledged. Throws unless every one was accepted. */
+async function ingestAll(h: Harness, events: readonly NostrEvent[]): Promise<number> {
+  const start = performance.now();
+  const outcomes = await Promise.all(events.map((ev) => h.pipeline.ingest(ev)));
+  const ms = performance.now() - start;
+  const refused = outcomes.find((o) => o.status !== "accepted");
+  if (refused) throw new IngestFailedError(`an event was not accepted: ${JSON.stringify(refused)}`);
+  return ms;
+}
+
+/** A fresh store, warmed on other conversations (JIT, worker threads), then `events` timed. */
+async function timedRun(events: readonly NostrEvent[], verify: boolean, warmup: readonly NostrEvent[]): Promise<number> {
+  const h = await harness(verify);
+  try {
+    await ingestAll(h, warmup);
+    return await ingestAll(h, events);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Chunks of CHUNK events, each submitted at once and awaited before the next: ms per chunk. */
+async function chunkTimes(events: readonly NostrEvent[], warmup: readonly NostrEvent[]): Promise<number[]> {
+  const h = await harness(true);
+  try {
+    await ingestAll(h, warmup);
+    const times: number[] = [];
+    for (let i = 0; i < events.length; i += CHUNK) times.push(await ingestAll(h, events.slice(i, i + CHUNK)));
+    return times;
+  } finally {
+    await h.close();
+  }
+}
+
+export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
+  const [one, many, warm] = await Promise.all([
+    loadDataset(SHAPES.one5000, ctx.progress), loadDataset(SHAPES.c200x50, ctx.progress), loadDataset(SHAPES.warmup, ctx.progress),
+  ]);
+  const single = one[0]!;
+  const interleaved = inArrivalOrder(many);
+  const warmup = inArrivalOrder(warm);
+  const runs = ctx.quick ? 1 : 3;
+  const rate = async (events: readonly NostrEvent[], verify: boolean) => {
+    const times: number[] = [];
+    for (let r = 0; r < runs; r++) times.push(await timedRun(events, verify, warmup));
+    return { evps: evps(events.length, median(times)), spread: times.map((t) => evps(events.length, t)) };
+  };
+
+  const one1 = await rate(single, true);
+  const one1Raw = await rate(single, false);
+  const many1 = await rate(interleaved, true);
+  const many1Raw = await rate(interleaved, false);
+  const chunks = await chunkTimes(single, warmup);
+  const first = chunks[0]!;
+  const last = chunks[chunks.length - 1]!;
+
+  const verifyLimit = ctx.limits.verifyEvps !== undefined ? ctx.limits.verifyEvps * ctx.cores : undefined;
+  const storeLimit = ctx.limits.sqliteRps !== undefined && ctx.limits.fsyncLps !== undefined
+    ? Math.min(ctx.limits.sqliteRps, ctx.limits.fsyncLps) : undefined;
+  const runsText = (r: { spread: number[] }) => `${runs > 1 ? `median of ${runs} runs (${r.spread.join(", ")} ev/s)` : "one run"}; ` +
+    `fresh temp dir per run, after a ${warmup.length}-event warm-up in other conversations`;
+  const limits = limitsText(ctx);
+  return [
+    {
+      name: "ingest_1x5000_evps", value: one1.evps, unit: "ev/s", goal: goalText("ingest_1x5000_evps"), ...(verifyLimit ? { limit: verifyLimit } : {}),
+      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${ctx.cores} workers), fsync'd log + SQLite index; ${runsText(one1)}; limit = verify rate × ${ctx.cores} cores; ${limits}`,
+    },
+    {
+      name: "ingest_1x5000_tail_ratio", value: round(last / first, 2), unit: "×", goal: goalText("ingest_1x5000_tail_ratio"),
+      note: `time of the last 100 events ÷ time of the first 100: the 5,000 events ingested (verified) in 50 chunks of 100, each chunk submitted at once and awaited; first ${round(first, 1)} ms, last ${round(last, 1)} ms; median of chunks 1-5 ${round(median(chunks.slice(0, 5)), 1)} ms, 46-50 ${round(median(chunks.slice(-5)), 1)} ms`,
+    },
+    {
+      name: "ingest_1x5000_noverify_evps", value: one1Raw.evps, unit: "ev/s", goal: goalText("ingest_1x5000_noverify_evps"),
+      ...(storeLimit ? { limit: storeLimit } : {}),
+      note: `as ingest_1x5000_evps WITHOUT signature verification (stored and indexed only); ${runsText(one1Raw)}; limit = min(fsync'd append, SQLite insert)`,
+    },
+    {
+      name: "ingest_200x50_evps", value: many1.evps, unit: "ev/s", goal: goalText("ingest_200x50_evps"), ...(verifyLimit ? { limit: verifyLimit } : {}),
+      note: `200 conversations × 50 events in created_at order (interleaved), every signature verified, fsync'd log + SQLite index; ${runsText(many1)}; ` +
+        `limit = verify rate × ${ctx.cores} cores, the most verification lets through` +
+        (verifyLimit !== undefined && verifyLimit < GOALS.ingest_200x50_evps!.value ? ": the goal is above this machine's limit (ingest_200x50_noverify_evps is storage alone)" : ""),
+    },
+    {
+      name: "ingest_200x50_noverify_evps", value: many1Raw.evps, unit: "ev/s", goal: goalText("ingest_200x50_noverify_evps"),
+      ...(storeLimit ? { limit: storeLimit } : {}),
+      note: `as ingest_200x50_evps WITHOUT signature verification (stored and indexed only); ${runsText(many1Raw)}; limit = min(fsync'd append, SQLite insert)`,
+    },
+  ];
+}

@@ -1,0 +1,192 @@
+// `npm run bench [-- --quick] [-- --only name,name] [-- --cpu-prof DIR]`: runs the benchmarks
+// of DESIGN.md §7 and the issues, prints each figure beside its goal, its machine limit and
+// TENEX's figure, and writes bench/results/latest.{json,md}. The machine limits run first so
+// that every later figure can be printed beside the limit measured in the same run.
+//   --quick     under two minutes: the 1,000,000-event figures are left out (and said so)
+//   --only      just the benchmarks producing these figures (and what they need); latest.* untouched
+//   --cpu-prof  every daemon child process writes a CPU profile into DIR
+
+import { cpus, loadavg } from "node:os";
+import { resolve } from "node:path";
+import { benchAgentContext } from "./agent-context.js";
+import { benchContext, type BenchContext } from "./bench-context.js";
+import { benchCatchup } from "./catchup.js";
+import { setDaemonNodeArgs } from "./child-daemon.js";
+import type { Figure } from "./figure.js";
+import { benchFsyncLimit } from "./fsync-limit.js";
+import { benchIndexQueries } from "./index-queries.js";
+import { benchIngest } from "./ingest.js";
+import { benchLogAppend } from "./log-append.js";
+import { benchNdkDelivery } from "./ndk-delivery.js";
+import { benchRelayIngest, openRelayScenario, type RelayScenario } from "./relay-ingest.js";
+import { consoleTable, toRows, writeResults, type RunInfo } from "./report.js";
+import { benchRestart } from "./restart.js";
+import { benchSqliteLimit } from "./sqlite-limit.js";
+import { storeCached } from "./store-cache.js";
+import { benchVerifyLimit } from "./verify-limit.js";
+import { datasetCached, SHAPES } from "./workload.js";
+
+const RESULTS = resolve(import.meta.dirname, "../../bench/results");
+// Signing the 1,000,000-event set, once (then cached): ~2,000 ev/s per core with nostr-wasm.
+const SIGN_1M_S = 500;
+// Filling the 1,000,000-event store through the log and the index, once per code version.
+const FILL_1M_S = 420;
+
+interface State {
+  figures: Figure[];
+  scenario?: RelayScenario;
+}
+
+interface Task {
+  id: string;
+  /** Seconds, quick and full. */
+  est: [number, number];
+  /** Figure names (or prefixes ending in `_`) it produces, for --only. */
+  produces: string[];
+  needs?: string[];
+  fullOnly?: string;
+  quickSkip?: string;
+  run(ctx: BenchContext, s: State): Promise<Figure[]>;
+}
+
+const value = (s: State, name: string) => s.figures.find((f) => f.name === name)?.value;
+
+const TASKS: Task[] = [
+  {
+    id: "verify-limit", est: [10, 10], produces: ["verify_"],
+    run: async (ctx) => withLimit(await benchVerifyLimit(), "verify_limit_evps", (v) => (ctx.limits.verifyEvps = v)),
+  },
+  {
+    id: "fsync-limit", est: [5, 5], produces: ["fsync_"],
+    run: async (ctx) => withLimit(await benchFsyncLimit(), "fsync_append_limit_lps", (v) => (ctx.limits.fsyncLps = v)),
+  },
+  {
+    id: "sqlite-limit", est: [10, 10], produces: ["sqlite_insert_limit_rps"],
+    run: async (ctx) => withLimit(await benchSqliteLimit(), "sqlite_insert_limit_rps", (v) => (ctx.limits.sqliteRps = v)),
+  },
+  { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
+  {
+    id: "relay-ingest", est: [25, 25], produces: ["ingest_relay_"],
+    run: async (ctx, s) => {
+      s.scenario = await openRelayScenario(ctx);
+      return benchRelayIngest(ctx, s.scenario);
+    },
+  },
+  {
+    id: "catchup", est: [40, 40], produces: ["catchup_"], needs: ["ingest", "relay-ingest"],
+    run: async (ctx, s) => {
+      try {
+        return await benchCatchup(ctx, s.scenario!, value(s, "ingest_200x50_evps"));
+      } finally {
+        await s.scenario?.close();
+        s.scenario = undefined;
+      }
+    },
+  },
+  { id: "restart-10k", est: [30, 45], produces: ["restart_10k_", "status_10k_"], run: (ctx) => benchRestart(ctx, "10k") },
+  { id: "agent-context", est: [8, 8], produces: ["agent_context_"], run: () => benchAgentContext() },
+  {
+    id: "log-append", est: [10, 10], produces: ["log_append_"], quickSkip: "log_append_* (FileConversationLog alone): full run only",
+    run: () => benchLogAppend(),
+  },
+  {
+    id: "ndk-delivery", est: [15, 15], produces: ["relay_delivery_"], quickSkip: "relay_delivery_* (NDK delivery): full run only",
+    run: () => benchNdkDelivery(),
+  },
+  {
+    id: "index-queries", est: [0, 240], produces: ["unread_", "inbox_", "stats_", "index_build_"],
+    quickSkip: "unread_1m_ms, inbox_1m_ms, stats_1m_ms, index_build_1m_msgps (1,000,000 indexed messages): full run only",
+    run: () => benchIndexQueries({ messages: 1_000_000 }),
+  },
+  {
+    id: "restart-1m", est: [0, 120], produces: ["restart_1m_", "status_1m_"],
+    fullOnly: "restart_1m_*, status_1m_ms (1,000,000 stored events): full run only",
+    run: (ctx) => benchRestart(ctx, "1m"),
+  },
+];
+
+function withLimit(figures: Figure[], name: string, set: (v: number) => void): Figure[] {
+  const f = figures.find((x) => x.name === name);
+  if (f) set(f.value);
+  return figures;
+}
+
+function parseArgs(argv: string[]) {
+  const flag = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return { quick: argv.includes("--quick"), only: flag("--only")?.split(",").filter(Boolean), cpuProf: flag("--cpu-prof") };
+}
+
+const producesAny = (t: Task, names: string[]) =>
+  names.some((n) => n === t.id || t.produces.some((p) => (p.endsWith("_") ? n.startsWith(p) : n === p)));
+
+/** The tasks to run, in order: the machine limits always, then what --only asks for and needs. */
+function select(quick: boolean, only: string[] | undefined): { tasks: Task[]; skipped: string[] } {
+  const wanted = new Set(TASKS.filter((t) => t.id.endsWith("-limit") || !only || producesAny(t, only)).map((t) => t.id));
+  for (const t of TASKS) if (wanted.has(t.id)) for (const n of t.needs ?? []) wanted.add(n);
+  const skipped: string[] = [];
+  const tasks = TASKS.filter((t) => {
+    if (!wanted.has(t.id)) return false;
+    const skip = quick ? (t.fullOnly ?? t.quickSkip) : undefined;
+    if (skip) skipped.push(`${skip} (quick mode)`);
+    return !skip;
+  });
+  return { tasks, skipped };
+}
+
+const fmtS = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.cpuProf) setDaemonNodeArgs(["--cpu-prof", `--cpu-prof-dir=${resolve(args.cpuProf)}`]);
+  const { tasks, skipped } = select(args.quick, args.only);
+  const estimate = (t: Task) => t.est[args.quick ? 0 : 1];
+  let remaining = tasks.reduce((s, t) => s + estimate(t), 0);
+  if (tasks.some((t) => t.id === "restart-1m")) {
+    if (!(await datasetCached(SHAPES.million))) {
+      remaining += SIGN_1M_S;
+      console.log(`The 1,000,000-event set is not cached yet: signing it takes ~${fmtS(SIGN_1M_S)} on this machine (once).`);
+    }
+    if (!storeCached(SHAPES.million)) {
+      remaining += FILL_1M_S;
+      console.log(`The 1,000,000-event store is not cached for this code yet: filling it takes ~${fmtS(FILL_1M_S)} (once per code version).`);
+    }
+  }
+  console.log(`${args.quick ? "Quick" : "Full"} run: ${tasks.length} benchmarks, about ${fmtS(remaining)}.`);
+
+  const started = performance.now();
+  const load0 = loadavg()[0]!;
+  const ctx = benchContext(args.quick, (msg) => console.log(`      ${msg}`));
+  const state: State = { figures: [] };
+  const failed: string[] = [];
+  for (const [i, t] of tasks.entries()) {
+    console.log(`[${i + 1}/${tasks.length}] ${t.id} … est. ${fmtS(estimate(t))} (about ${fmtS(remaining)} left)`);
+    const t0 = performance.now();
+    try {
+      const figures = await t.run(ctx, state);
+      state.figures.push(...figures);
+      for (const f of figures) console.log(`      ${f.name} = ${f.value} ${f.unit}`);
+    } catch (err) {
+      failed.push(`${t.id}: ${err instanceof Error ? err.message : String(err)}`);
+      console.log(`      FAILED: ${failed[failed.length - 1]}`);
+    }
+    console.log(`      (${fmtS((performance.now() - t0) / 1000)})`);
+    remaining = Math.max(0, remaining - estimate(t));
+  }
+  await state.scenario?.close();
+
+  const rows = toRows(state.figures);
+  console.log(`\n${consoleTable(rows)}\n`);
+  const info: RunInfo = {
+    date: new Date().toISOString(), quick: args.quick, durationS: Math.round((performance.now() - started) / 1000),
+    node: process.versions.node, cpu: cpus()[0]?.model.trim() ?? "unknown", cores: ctx.cores,
+    loadavg: { start: load0, end: loadavg()[0]! }, skipped, failed,
+  };
+  if (args.only) console.log("--only: bench/results/latest.* left as they were.");
+  else console.log(`Wrote ${writeResults(RESULTS, info, rows).join(", ")}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();
