@@ -140,9 +140,9 @@ export class RelaySync {
     });
     this.lastBackfillComplete = result.complete;
     if (result.complete) {
-      // Synced up to when this back-fill began (the live subscription has covered the rest),
-      // even when it found nothing: else the next start would take it for a first sync.
-      const upTo = Math.max(Math.floor(started / 1000), result.newest ?? 0);
+      // The mark is the newest created_at taken in (DESIGN.md §5). A sync that found nothing
+      // marks when it began instead: else the next start would take it for a first sync.
+      const upTo = result.newest ?? Math.floor(started / 1000);
       for (const r of this.d.relays) this.raise(r, upTo);
       this.historyBefore = undefined;
     }

@@ -57,8 +57,34 @@ export interface PipelineDeps {
 export class IngestPipeline {
   constructor(private readonly d: PipelineDeps) {}
 
+  /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
+  private readonly inFlight = new Map<string, Promise<IngestOutcome>>();
+
   /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
   async ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
+    const id = idOf(raw);
+    const original = id !== undefined ? this.inFlight.get(id) : undefined;
+    // Copies arrive together (several relays; NDK hands a fetch's events to live subscriptions
+    // too). If the original is stored, the copy is a duplicate; if it was refused, the copy may
+    // differ (same id, other signature) and is checked on its own.
+    if (original) {
+      const first = await original;
+      if (first.status === "accepted" || first.status === "duplicate") {
+        this.d.counters.duplicates.total++;
+        return { status: "duplicate", eventId: first.eventId };
+      }
+    }
+    const run = this.check(raw, opts);
+    if (id === undefined || original) return run;
+    this.inFlight.set(id, run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private async check(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
     const { origin = "relay", relay, quiet = false } = opts;
     const now = this.d.clock.now();
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
