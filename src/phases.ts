@@ -26,16 +26,8 @@ export const initialPhaseState = (): PhaseState => ({
   readFiles: [],
 });
 
-export interface PhaseChangeRequest {
-  to: Phase;
-  /** Pubkey of whoever asks. */
-  by: string;
-  /** The transition message, kept byte for byte. */
-  message: string;
-  reason: string;
-  eventId?: string;
-  turn?: number;
-}
+/** What a phase change asks for: the record's own fields (see PhaseRecord). */
+export type PhaseChangeRequest = Pick<PhaseRecord, "to" | "by" | "message" | "reason" | "eventId" | "turn">;
 
 export type PhaseDecision = Omit<PhaseRecord, "n"> | Omit<PhaseRefusedRecord, "n">;
 
