@@ -17,13 +17,16 @@ export async function benchCatchup(ctx: BenchContext, scenario: RelayScenario, l
   // The relay gets the missed events while the daemon is down (a copy of a database seeded once).
   await scenario.swapRelayDb(await cachedRelayDb([SHAPES.c200x50, MISSED_200x50], ctx.progress));
   const added = MISSED_200x50.conversations * MISSED_200x50.perConversation;
-  const run = await runBackfill(scenario, scenario.stored + added);
+  const expected = scenario.stored + added;
+  const run = await runBackfill(scenario, expected);
   await run.daemon.stop();
-  const rate = evps(run.indexed - scenario.stored, run.ms);
+  // Only the missed events count (the index may also hold what the daemon itself published).
+  const caught = Math.min(run.indexed, expected) - scenario.stored;
+  const rate = evps(caught, run.ms);
   const figures: Figure[] = [{
     name: "catchup_10k_evps", value: rate, unit: "ev/s", ...(liveEvps !== undefined ? { goal: `≥ ${Math.ceil(0.8 * liveEvps)} (80% of live)`, limit: liveEvps } : {}),
     note: `${added} events missed while the daemon was down (50 more in each of 200 stored conversations), every signature verified, ` +
-      `${run.indexed - scenario.stored} in the index after ${Math.round(run.ms)} ms (${backfillText(run, scenario.stored + added)}; fetched includes the overlap window); ` +
+      `${caught} in the index after ${Math.round(run.ms)} ms (${backfillText(run, expected)}; fetched includes the overlap window); ` +
       `limit = live ingest rate (ingest_200x50_evps, same run)`,
   }];
   if (liveEvps !== undefined) {
