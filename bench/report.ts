@@ -14,8 +14,8 @@ export interface RunInfo {
   node: string;
   cpu: string;
   cores: number;
-  /** 1-minute load average when the run started and when it ended: other work on the machine. */
-  loadavg: { start: number; end: number };
+  /** 1-minute load average at the start, at the end and the highest seen at any step: other work on the machine. */
+  loadavg: { start: number; end: number; max: number };
   /** What this run did not measure, and why. */
   skipped: string[];
   /** Benchmarks that failed, with their error. */
@@ -54,7 +54,8 @@ function markdown(info: RunInfo, rows: readonly Row[]): string {
     "",
     `${info.quick ? "Quick" : "Full"} run of \`npm run bench${info.quick ? " -- --quick" : ""}\` on ${info.date}, ` +
       `${Math.round(info.durationS)} s; Node ${info.node}; ${info.cpu} × ${info.cores} cores; ` +
-      `load average ${info.loadavg.start} at the start, ${info.loadavg.end} at the end.`,
+      `1-minute load average ${info.loadavg.start} at the start, ${info.loadavg.end} at the end, ${info.loadavg.max} at most` +
+      (info.loadavg.max > info.cores ? ` (above ${info.cores}: other work shared the cores, so figures are lower than this machine can do).` : "."),
     "Goals are DESIGN.md §7's and the issues'; *limit* is the machine limit measured in the same run (see each note); " +
       "TENEX is TENEX's own ConversationManager on the same workload on this machine.",
     "",

@@ -157,11 +157,12 @@ async function main(): Promise<number> {
   console.log(`${args.quick ? "Quick" : "Full"} run: ${tasks.length} benchmarks, about ${fmtS(remaining)}.`);
 
   const started = performance.now();
-  const load0 = loadavg()[0]!;
+  const loads = [loadavg()[0]!];
   const ctx = benchContext(args.quick, (msg) => console.log(`      ${msg}`));
   const state: State = { figures: [] };
   const failed: string[] = [];
   for (const [i, t] of tasks.entries()) {
+    loads.push(loadavg()[0]!);
     console.log(`[${i + 1}/${tasks.length}] ${t.id} … est. ${fmtS(estimate(t))} (about ${fmtS(remaining)} left)`);
     const t0 = performance.now();
     try {
@@ -182,7 +183,7 @@ async function main(): Promise<number> {
   const info: RunInfo = {
     date: new Date().toISOString(), quick: args.quick, durationS: Math.round((performance.now() - started) / 1000),
     node: process.versions.node, cpu: cpus()[0]?.model.trim() ?? "unknown", cores: ctx.cores,
-    loadavg: { start: load0, end: loadavg()[0]! }, skipped, failed,
+    loadavg: { start: loads[0]!, end: loadavg()[0]!, max: Math.max(...loads, loadavg()[0]!) }, skipped, failed,
   };
   if (args.only) console.log("--only: bench/results/latest.* left as they were.");
   else console.log(`Wrote ${writeResults(RESULTS, info, rows).join(", ")}`);
