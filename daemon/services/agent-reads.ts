@@ -3,7 +3,7 @@
 // gets on stdin, docs/agent-protocol.md), and the index-wide statistics.
 
 import { buildAgentMessages } from "../../src/agent-messages.js";
-import type { Conversation } from "../../src/conversation-state.js";
+import type { Conversation, StoredEvent } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
 import { isRecipient } from "../../src/messaging/scope.js";
 import { buildRoutingContext } from "../../src/routing-context.js";
@@ -53,14 +53,17 @@ export async function contextTarget(ctx: ReadContext, agentRef: string, convRef:
 function latestFor(conv: Conversation, agent: AgentInfo): NostrEvent | undefined {
   const root = conv.eventsById.get(conv.id)?.ev;
   const scope = root ? scopeOf(root.tags) : undefined;
-  let fallback: NostrEvent | undefined;
-  for (let i = conv.events.length - 1; i >= 0; i--) {
-    const ev = conv.events[i]!.ev;
+  // Latest by arrival (log position): messages of one second have no order by created_at.
+  let addressed: StoredEvent | undefined;
+  let fallback: StoredEvent | undefined;
+  for (const stored of conv.events) {
+    const ev = stored.ev;
     if (ev.pubkey === agent.pubkey) continue;
-    fallback ??= ev;
-    if (isRecipient(agent, { author: ev.pubkey, pTags: mentionedPubkeys(ev.tags), ...(scope ? { scope } : {}) })) return ev;
+    if (!fallback || stored.n > fallback.n) fallback = stored;
+    const forAgent = isRecipient(agent, { author: ev.pubkey, pTags: mentionedPubkeys(ev.tags), ...(scope ? { scope } : {}) });
+    if (forAgent && (!addressed || stored.n > addressed.n)) addressed = stored;
   }
-  return fallback;
+  return (addressed ?? fallback)?.ev;
 }
 
 export async function agentContext(ctx: ReadContext, agentRef: string, convRef: string, triggerRef?: string): Promise<AgentInput> {
