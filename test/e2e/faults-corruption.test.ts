@@ -44,7 +44,9 @@ beforeAll(async () => {
   });
   await sleep(1_200); // high-water marks are written every second
   expect(await d.stop()).toEqual({ code: 0, signal: null });
-});
+  // Longer than the 60 s wait above, so a stall fails with that wait's message and the daemon's
+  // stderr instead of a bare hook timeout.
+}, 120_000);
 
 afterAll(async () => {
   await relay?.close();
@@ -286,7 +288,7 @@ describe("a full disk", () => {
       console.info(`full disk: ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
       expect(failures.length, "the write failures are reported").toBeGreaterThan(0);
       const again = await run(s);
-      const counts = await inLogs(s.tenexDir, published);
+      const counts = await inLogs(s.tenexDir, published, 60_000);
       await stop(again);
       expect(once(counts)).toEqual([]);
       expect(lostIntactLines(s, [])).toEqual([]);
