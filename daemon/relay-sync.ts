@@ -42,6 +42,7 @@ export class RelaySync {
   private catchingUp_: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private settleTimer: NodeJS.Timeout | undefined;
   private lastBackfillComplete = false;
   /** During a first sync: events created before this second are history (no agent runs). */
   private historyBefore: number | undefined;
@@ -77,6 +78,11 @@ export class RelaySync {
     });
     this.offReconnect = this.d.gateway.onReconnect?.(() => void this.backfill().catch(this.d.onError));
     void this.backfill().catch(this.d.onError);
+    // The REQ reaches the relays asynchronously: what is published before it is active and after
+    // the first back-fill's fetch would be missed until the next reconnect. One more back-fill,
+    // once the subscription is surely active, closes that gap (duplicates are cheap).
+    this.settleTimer = setTimeout(() => void this.backfill().catch(this.d.onError), 3_000);
+    this.settleTimer.unref();
   }
 
   /** Resolves when no back-fill is running (without asking for one). */
@@ -92,6 +98,7 @@ export class RelaySync {
   /** Closes the subscription, ends a running back-fill at its next page, and waits for it. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.settleTimer);
     this.sub?.close();
     this.offReconnect?.();
     await this.catchingUp_?.catch(() => undefined);
