@@ -130,7 +130,9 @@ describe("agents on Nostr, end to end", () => {
     expect(tag(event, "a")).toEqual(["a", project.coordinate]);
     const [root] = await queryRaw(relay.url, { ids: [event.id] });
     expect(root?.id).toBe(event.id);
-    const routed = await eventually(async () => (await repliesTo(event.id)).find((e) => e.pubkey === project.agents.orchestrator), 20_000, "the orchestrator's routing reply");
+    // The relay answers newest first and the flow moves on: look for the first routing, to the planner.
+    const routed = await eventually(async () => (await repliesTo(event.id))
+      .find((e) => e.pubkey === project.agents.orchestrator && tag(e, "phase")?.[1] === "plan"), 20_000, "the orchestrator's routing reply");
     expect(tag(routed, "p")).toEqual(["p", project.agents.planner]);
   });
 });
