@@ -185,7 +185,11 @@ async function main(): Promise<number> {
     node: process.versions.node, cpu: cpus()[0]?.model.trim() ?? "unknown", cores: ctx.cores,
     loadavg: { start: loads[0]!, end: loadavg()[0]!, max: Math.max(...loads, loadavg()[0]!) }, skipped, failed,
   };
-  if (args.only) console.log("--only: bench/results/latest.* left as they were.");
+  if (args.only) {
+    // Nothing is written: the notes (how each figure was measured) go to the console instead.
+    for (const f of state.figures) if (f.note) console.log(`- ${f.name}: ${f.note}`);
+    console.log("--only: bench/results/latest.* left as they were.");
+  }
   else console.log(`Wrote ${writeResults(RESULTS, info, rows).join(", ")}`);
   return failed.length > 0 ? 1 : 0;
 }

@@ -1,21 +1,34 @@
-// Back-fill after start and after every reconnect: the live subscription is already open, so
-// anything newer than the back-fill window arrives live; the back-fill pages backwards from
-// now to (high-water mark − overlap), one filter at a time. Duplicates (overlap, several
-// relays, live and back-fill racing) are harmless: the pipeline deduplicates by event id.
+// Back-fill from one relay, after start and after every reconnect: the live subscription is
+// already active, so anything newer arrives live; this pages backwards from now to `since`.
+//
+// One REQ per page carries every filter with one `until`: a relay answers the union once (an
+// event several filters match comes once). The project's filters overlap a lot (most replies
+// match two or three), so a pass, or a cursor, per filter fetched each event up to three times.
+// Events are ingested as they arrive, and the next page is
+// asked for as soon as this one's EOSE is in, so fetching, verifying and storing overlap; a
+// bound on events still being ingested holds the next page back when storage falls behind.
+// Duplicates (the overlap, several relays, live and back-fill racing) are harmless: the
+// pipeline deduplicates by event id.
 
-import { matchFilter } from "nostr-tools/filter";
-import type { RelayFilter, RelayGateway } from "../src/ports.js";
-import type { NostrEvent } from "../src/types.js";
+import { matchFilter, type Filter } from "nostr-tools/filter";
+import type { QueryEnd, RelayFilter } from "../src/ports.js";
 
 export interface CatchupOptions {
-  gateway: RelayGateway;
-  /** The project's filters without since/until/limit. */
+  /** One stored-events query against the relay (RelayGateway.query bound to it). */
+  query: (filters: RelayFilter[], onEvent: (ev: unknown) => void) => Promise<QueryEnd>;
+  /** The filters without since/until/limit. */
   filters: RelayFilter[];
-  /** created_at (secs) to start from; undefined = everything the relays hold. */
+  /** created_at (secs) to start from; undefined = everything the relay holds. */
   since: number | undefined;
   pageSize: number;
-  fetchTimeoutMs: number;
-  ingest: (ev: NostrEvent) => Promise<unknown>;
+  /** Events handed to `ingest` and not yet settled, at most (before the next page is asked for). */
+  maxInFlight: number;
+  /**
+   * Takes one event in. During the pages `again` is false, and resolving true asks for the event
+   * to be taken in once more after the last page (a reply met before its conversation's root:
+   * pages run newest first); that second time `again` is true.
+   */
+  ingest: (ev: unknown, again: boolean) => Promise<boolean>;
   /** Checked between pages: a stopping daemon ends its back-fill there. */
   stopped?: () => boolean;
 }
@@ -23,64 +36,106 @@ export interface CatchupOptions {
 export interface CatchupResult {
   fetched: number;
   pages: number;
-  /** Newest created_at seen, to move the high-water marks. */
+  /** Newest created_at seen, to move the high-water mark. */
   newest: number | undefined;
-  /** True when a second held more events than a page, so some may be missing. */
+  /** True when one second held more events than a page, so some may be missing. */
   truncated: boolean;
-  /** False when it was stopped before reaching the window's start. */
+  /** True when every filter was paged down to `since` (not stopped, no query ended early). */
   complete: boolean;
+  /** Why it is not complete. */
+  reason?: string;
 }
 
 export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   const result: CatchupResult = { fetched: 0, pages: 0, newest: undefined, truncated: false, complete: false };
-  // Each filter is paged on its own: relays apply `limit` per filter, so the oldest event of a
-  // page merged from several filters is not a cursor for all of them (one that filled its page
-  // with newer events would skip everything between its oldest and that cursor).
-  // An event an earlier filter matches was taken in by that filter's pass: it is not ingested
-  // (verified, queued) a second time.
-  for (const [i, filter] of o.filters.entries()) await pageBackwards(o, filter, o.filters.slice(0, i), result);
-  result.complete = !o.stopped?.();
-  return result;
-}
-
-async function pageBackwards(o: CatchupOptions, filter: RelayFilter, earlier: RelayFilter[], result: CatchupResult): Promise<void> {
+  const pending = new Set<Promise<void>>();
+  // By id: a page asks its boundary second again, so one event can come twice.
+  const later = new Map<unknown, unknown>();
+  const track = (ev: unknown) => {
+    const settled: Promise<void> = o.ingest(ev, false).then(
+      (retry) => {
+        pending.delete(settled);
+        if (retry) later.set((ev as { id?: unknown } | null)?.id ?? ev, ev);
+      },
+      () => void pending.delete(settled),
+    );
+    pending.add(settled);
+  };
+  let active = o.filters;
   let until: number | undefined;
-  for (;;) {
-    if (o.stopped?.()) return;
-    const paged = {
-      ...filter, limit: o.pageSize,
-      ...(o.since !== undefined ? { since: o.since } : {}),
-      ...(until !== undefined ? { until } : {}),
-    };
-    const page = await o.gateway.fetch([paged], o.fetchTimeoutMs);
-    result.pages++;
-    result.fetched += page.length;
-    // Ingest a page concurrently: per-conversation order is kept by the pipeline's queues.
-    await Promise.all(page.filter((ev) => !coveredBy(earlier, ev)).map((ev) => o.ingest(ev)));
-    if (page.length === 0) break;
-    // Events are not checked yet: a created_at that is no timestamp moves no cursor.
-    const times = page.map((ev) => ev.created_at).filter((t) => Number.isSafeInteger(t) && t >= 0).sort((a, b) => b - a);
-    if (times.length > 0) result.newest = Math.max(result.newest ?? 0, times[0]!);
-    if (page.length < o.pageSize) break;
-    // The page merges every relay's answer, and each relay stops at `limit` on its own: one that
-    // filled its page may not reach as far back as the page's oldest event. Every such relay
-    // reached the page's pageSize-th newest second, so that is where the next page starts.
-    // `until` is inclusive, so that second is asked again (its duplicates are skipped); if one
-    // second alone fills a page we cannot page past it with timestamps.
-    const next = times[Math.min(o.pageSize, times.length) - 1];
-    if (next === undefined || next === until) {
-      result.truncated = true;
-      break;
+  try {
+    while (active.length > 0) {
+      if (o.stopped?.()) return { ...result, reason: "stopped" };
+      const paged = active.map((f) => pageFilter(f, o.since, until, o.pageSize));
+      const times: number[] = [];
+      const page: unknown[] = [];
+      const end = await o.query(paged, (ev) => {
+        page.push(ev);
+        track(ev);
+      });
+      result.pages++;
+      result.fetched += page.length;
+      if (!end.complete) return { ...result, reason: end.reason ?? "query ended early" };
+      for (const ev of page) {
+        const t = (ev as { created_at?: unknown } | null)?.created_at;
+        // Events are not checked yet: a created_at that is no timestamp moves no cursor.
+        if (typeof t === "number" && Number.isSafeInteger(t) && t >= 0) times.push(t);
+      }
+      if (times.length > 0) result.newest = Math.max(result.newest ?? 0, ...times);
+      const next = nextPage(active, paged, page, until, o.pageSize);
+      if (next.truncated) result.truncated = true;
+      ({ active, until } = next);
+      while (pending.size > o.maxInFlight) await Promise.race(pending);
     }
-    until = next;
+    await Promise.all(pending);
+    // Oldest first, as they were published (the pipeline keeps each conversation's order).
+    await Promise.all([...later.values()].reverse().map((ev) => o.ingest(ev, true).catch(() => false)));
+    result.complete = !o.stopped?.();
+    if (!result.complete) result.reason = "stopped";
+    return result;
+  } finally {
+    await Promise.all(pending);
   }
 }
 
-/** Whether one of `filters` matches `ev` (not yet checked: a malformed event matches none). */
-function coveredBy(filters: readonly RelayFilter[], ev: NostrEvent): boolean {
+function pageFilter(f: RelayFilter, since: number | undefined, until: number | undefined, limit: number): RelayFilter {
+  return { ...f, limit, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
+}
+
+/**
+ * What to ask next. The relay answered each filter with its `limit` newest matches, merged: the
+ * page's events that match a filter hold those newest ones (plus older ones other filters
+ * brought). A filter with fewer than `limit` matches is done. Every other one was answered down
+ * to its limit-th newest second, its boundary; the next page starts at the newest boundary, so
+ * no filter skips anything (`until` is inclusive: that second is asked again and its
+ * duplicates skipped). A filter whose boundary is the page's own `until` has one second holding
+ * a whole page: it cannot be paged past with timestamps and stops there, truncated.
+ */
+export function nextPage(
+  filters: RelayFilter[], paged: RelayFilter[], page: unknown[], until: number | undefined, limit: number,
+): { active: RelayFilter[]; until: number | undefined; truncated: boolean } {
+  const active: RelayFilter[] = [];
+  let next: number | undefined;
+  let truncated = false;
+  filters.forEach((f, i) => {
+    const matched = page.filter((ev) => matches(paged[i]!, ev)).map((ev) => (ev as { created_at: number }).created_at);
+    if (matched.length < limit) return;
+    const boundary = matched.sort((a, b) => b - a)[limit - 1]!;
+    if (boundary === until) {
+      truncated = true;
+      return;
+    }
+    active.push(f);
+    next = Math.max(next ?? 0, boundary);
+  });
+  return { active, until: next, truncated };
+}
+function matches(filter: RelayFilter, ev: unknown): boolean {
+  const t = (ev as { created_at?: unknown } | null)?.created_at;
+  if (typeof t !== "number" || !Number.isSafeInteger(t)) return false;
   try {
-    return filters.some((f) => matchFilter(f as Parameters<typeof matchFilter>[0], ev));
+    return matchFilter(filter as Filter, ev as Parameters<typeof matchFilter>[1]);
   } catch {
-    return false;
+    return false; // A malformed event matches nothing.
   }
 }

@@ -32,7 +32,8 @@ import type { Logger } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { acquirePidLock } from "./pid-lock.js";
 import { Publisher } from "./publisher.js";
-import { RelaySync, fetchThread } from "./relay-sync.js";
+import { RelaySync } from "./relay-sync.js";
+import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
 import { recipientsFor } from "./recipients.js";
 
@@ -145,6 +146,13 @@ export class Daemon {
         });
       },
     });
+    const threads = new ThreadFetcher({
+      gateway, relays: this.relayUrls,
+      ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", relay, quiet, bulk }),
+      holds: (id) => this.store.hasEvent(id),
+      busy: () => this.sync?.catchingUp ?? false,
+      onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
+    });
     this.pipeline = new IngestPipeline({
       project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
       queues: this.queues, counters: this.counters, clock: this.clock,
@@ -154,8 +162,7 @@ export class Daemon {
       onAcknowledged: (conv, ev, runs) => {
         for (const agent of runs) this.runner.trigger(conv.id, agent, ev);
       },
-      onUnknownRoot: (rootId) => void fetchThread(gateway, rootId, (ev) => this.pipeline.ingest(ev))
-        .catch((err: unknown) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`)),
+      onUnknownRoot: (rootId, quiet) => threads.request(rootId, quiet),
     });
     this.publisher = new Publisher(signers, this.pipeline, this.outbox);
     const names = new Map(project.agents.map((a) => [a.pubkey, a.name]));
@@ -172,8 +179,11 @@ export class Daemon {
       agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
       markKey: (url) => (this.embedded && url === this.embedded.url ? EMBEDDED_MARK : url),
       overlapSeconds: project.config.catchup.overlapSeconds,
-      ingest: (ev, relay, quiet) => this.pipeline.ingest(ev, { origin: "relay", ...(relay ? { relay } : {}), quiet }),
-      onCatchup: (r) => this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet }),
+      ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk }),
+      onCatchup: (r) => {
+        this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, truncated: r.truncated, ...(r.reason ? { reason: r.reason } : {}) });
+        threads.backfillDone();
+      },
       onError: (err) => this.problem("ingest_failed", String(err)),
       now: () => this.clock.now(),
     });

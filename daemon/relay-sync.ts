@@ -27,7 +27,8 @@ export interface RelaySyncDeps {
   userPubkeys: readonly string[];
   marks: HighWaterStore;
   overlapSeconds: number;
-  ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean) => Promise<IngestOutcome>;
+  /** `bulk`: a back-fill's event, that nobody waits for (see IngestOptions.bulk). */
+  ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean, bulk: boolean) => Promise<IngestOutcome>;
   onCatchup?: (r: CatchupResult & { quiet: boolean; ms: number }) => void;
   onError?: (err: unknown) => void;
   now: () => number;
@@ -35,18 +36,27 @@ export interface RelaySyncDeps {
 
 export const CONVERSATION_KINDS = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK];
 
+// How long the first back-fill waits for the live subscription to be active (EOSE) before it
+// starts anyway (a relay that never answers must not hold the back-fill of the others).
+const LIVE_WAIT_MS = 5_000;
+const PAGE_SIZE = 1_000;
+// Events of a back-fill being verified and stored at once: enough to keep both cores busy.
+const MAX_IN_FLIGHT = 3_000;
+const QUERY_TIMEOUT_MS = 15_000;
+
 export class RelaySync {
   private sub: RelaySubscription | undefined;
   private offReconnect: (() => void) | undefined;
   private readonly pendingMarks = new Map<string, number>();
+  /** Relays (mark keys) whose last back-fill reached its start: only their marks may move. */
+  private readonly synced = new Set<string>();
   private catchingUp_: Promise<void> | undefined;
+  private first: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private settleTimer: NodeJS.Timeout | undefined;
-  private lastBackfillComplete = false;
   /** During a first sync: events created before this second are history (no agent runs). */
   private historyBefore: number | undefined;
-  lastCatchup: (CatchupResult & { quiet: boolean; ms: number; at: number }) | undefined;
+  lastCatchup: (CatchupResult & { quiet: boolean; ms: number; at: number; relays: Record<string, CatchupResult> }) | undefined;
 
   constructor(private readonly d: RelaySyncDeps) {}
 
@@ -64,29 +74,31 @@ export class RelaySync {
   }
 
   /**
-   * Live first (limit 0: nothing stored), then the back-fill in the background: the daemon
-   * serves (and takes new events) while it catches up. `backfill()` resolves when it is done.
+   * Live first (limit 0: nothing stored), then, once the relays have acknowledged it, the
+   * back-fill in the background: the daemon serves (and takes new events) while it catches up,
+   * and nothing published between the back-fill's queries and the live REQ falls in a gap.
    */
   start(): void {
-    // A first sync takes history in quietly. NDK also hands events fetched by the back-fill to
-    // the live subscription, so "live" events older than this moment are history as well.
     const marks = this.d.marks.highWaterMarks();
+    // A first sync takes history in quietly (no agent runs on old events); a live event older
+    // than this moment is history as well.
     if (!this.d.relays.some((r) => marks.has(this.d.markKey(r)))) this.historyBefore = Math.floor(this.d.now() / 1000);
-    this.sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
+    const sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
-      void this.d.ingest(ev, relay, quiet).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
+      void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), this.d.onError);
     });
-    this.offReconnect = this.d.gateway.onReconnect?.(() => void this.backfill().catch(this.d.onError));
-    void this.backfill().catch(this.d.onError);
-    // The REQ reaches the relays asynchronously: what is published before it is active and after
-    // the first back-fill's fetch would be missed until the next reconnect. One more back-fill,
-    // once the subscription is surely active, closes that gap (duplicates are cheap).
-    this.settleTimer = setTimeout(() => void this.backfill().catch(this.d.onError), 3_000);
-    this.settleTimer.unref();
+    this.sub = sub;
+    this.offReconnect = this.d.gateway.onReconnect?.((url) => {
+      // The gateway has re-sent the live REQ on the new connection: back-fill once it is active.
+      void sub.active(LIVE_WAIT_MS, url).then(() => this.backfill()).catch(this.d.onError);
+    });
+    this.first = sub.active(LIVE_WAIT_MS).then(() => this.backfill());
+    this.first.catch(this.d.onError);
   }
 
-  /** Resolves when no back-fill is running (without asking for one). */
+  /** Resolves when the first back-fill has run and no other is running (without asking for one). */
   async idle(): Promise<void> {
+    await this.first?.catch(() => undefined);
     while (this.catchingUp_) await this.catchingUp_.catch(() => undefined);
   }
 
@@ -98,22 +110,25 @@ export class RelaySync {
   /** Closes the subscription, ends a running back-fill at its next page, and waits for it. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.settleTimer);
     this.sub?.close();
     this.offReconnect?.();
     await this.catchingUp_?.catch(() => undefined);
     this.flushMarks();
   }
 
-  /** Writes the high-water marks gathered since the last flush, unless a back-fill is running. */
+  /** Writes the marks gathered since the last flush of relays that are synced, unless a back-fill runs. */
   flushMarks(): void {
-    if (this.catchingUp_ || !this.lastBackfillComplete) return;
-    for (const [relay, at] of this.pendingMarks) this.d.marks.setHighWater(relay, at);
-    this.pendingMarks.clear();
+    if (this.catchingUp_) return;
+    for (const [key, at] of this.pendingMarks) {
+      if (!this.synced.has(key)) continue;
+      this.d.marks.setHighWater(key, at);
+      this.pendingMarks.delete(key);
+    }
   }
 
   /** Back-fill; concurrent requests (several reconnects) collapse into one more run. */
   backfill(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (this.catchingUp_) {
       this.again = true;
       return this.catchingUp_;
@@ -131,29 +146,42 @@ export class RelaySync {
   }
 
   private async backfillOnce(): Promise<void> {
-    // Until this one completes, no mark moves (a failed back-fill keeps them where they were).
-    this.lastBackfillComplete = false;
     const marks = this.d.marks.highWaterMarks();
-    const known = this.d.relays.map((r) => marks.get(this.d.markKey(r))).filter((m): m is number => m !== undefined);
-    // With no mark at all this project has never synced: take the history in, but quietly
-    // (no agent runs on old events). A relay without a mark next to others gets the oldest mark.
+    const keys = this.d.relays.map((r) => this.d.markKey(r));
+    const known = keys.map((k) => marks.get(k)).filter((m): m is number => m !== undefined);
+    // With no mark at all this project has never synced: take the history in, but quietly.
+    // A relay without a mark next to others starts from the oldest mark.
     const quiet = known.length === 0;
-    const since = quiet ? undefined : Math.max(0, Math.min(...known) - this.d.overlapSeconds);
+    const oldest = quiet ? undefined : Math.min(...known);
     const started = this.d.now();
-    const result = await catchUp({
-      gateway: this.d.gateway, filters: this.filters(), since, pageSize: 500, fetchTimeoutMs: 15_000,
-      ingest: (ev) => this.d.ingest(ev, undefined, quiet),
-      stopped: () => this.stopped,
-    });
-    this.lastBackfillComplete = result.complete;
-    if (result.complete) {
-      // The mark is the newest created_at taken in (DESIGN.md §5). A sync that found nothing
-      // marks when it began instead: else the next start would take it for a first sync.
-      const upTo = result.newest ?? Math.floor(started / 1000);
-      for (const r of this.d.relays) this.raise(r, upTo);
-      this.historyBefore = undefined;
-    }
-    this.lastCatchup = { ...result, quiet, ms: this.d.now() - started, at: this.d.now() };
+    const results = await Promise.all(this.d.relays.map(async (url, i) => {
+      const mark = marks.get(keys[i]!) ?? oldest;
+      // Until this relay's back-fill completes, its mark does not move (a failed one keeps it).
+      this.synced.delete(keys[i]!);
+      const result = await catchUp({
+        query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
+        filters: this.filters(),
+        since: mark === undefined ? undefined : Math.max(0, mark - this.d.overlapSeconds),
+        pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT,
+        ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet, !again).then(
+          (o) => o.status === "deferred",
+          (err: unknown) => (this.d.onError?.(err), false),
+        ),
+        stopped: () => this.stopped,
+      });
+      if (result.complete) {
+        // The mark is the newest created_at taken in (DESIGN.md §5). A sync that found nothing
+        // marks when it began instead: else the next start would take it for a first sync.
+        this.raise(url, result.newest ?? Math.floor(started / 1000));
+        this.synced.add(keys[i]!);
+      }
+      return result;
+    }));
+    if (results.some((r) => r.complete)) this.historyBefore = undefined;
+    this.lastCatchup = {
+      ...sumResults(results), quiet, ms: this.d.now() - started, at: this.d.now(),
+      relays: Object.fromEntries(this.d.relays.map((url, i) => [url, results[i]!])),
+    };
     this.d.onCatchup?.(this.lastCatchup);
   }
 
@@ -171,9 +199,16 @@ export class RelaySync {
   }
 }
 
-/** The root and thread of a conversation we have only heard of through a reply. */
-export async function fetchThread(gateway: RelayGateway, rootId: string, ingest: (ev: NostrEvent) => Promise<unknown>): Promise<number> {
-  const events = await gateway.fetch([{ ids: [rootId] }, { kinds: [KIND.REPLY], "#E": [rootId] }], 10_000);
-  await Promise.all(events.map(ingest));
-  return events.length;
+/** The relays' back-fills as one: counts added up, complete only if every one is. */
+function sumResults(results: CatchupResult[]): CatchupResult {
+  const reasons = results.map((r) => r.reason).filter((r): r is string => r !== undefined);
+  const newest = results.map((r) => r.newest).filter((n): n is number => n !== undefined);
+  return {
+    fetched: results.reduce((n, r) => n + r.fetched, 0),
+    pages: results.reduce((n, r) => n + r.pages, 0),
+    newest: newest.length > 0 ? Math.max(...newest) : undefined,
+    truncated: results.some((r) => r.truncated),
+    complete: results.every((r) => r.complete),
+    ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
+  };
 }

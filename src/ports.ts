@@ -69,6 +69,19 @@ export interface RelayFilter {
 
 export interface RelaySubscription {
   close(): void;
+  /**
+   * Resolves true once the relays (or the one `relay`) have answered the REQ with EOSE, so that
+   * what they receive from now on is delivered live; false if `timeoutMs` passes first.
+   */
+  active(timeoutMs: number, relay?: string): Promise<boolean>;
+}
+
+/** How a stored-events query ended. */
+export interface QueryEnd {
+  /** True when the relay sent EOSE: it holds nothing else matching the filters. */
+  complete: boolean;
+  /** Why the query ended early (CLOSED, a dropped connection, the timeout). */
+  reason?: string;
 }
 
 /** The relays, as the domain needs them. */
@@ -77,6 +90,11 @@ export interface RelayGateway {
   subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void): RelaySubscription;
   /** One-shot fetch (resolves at EOSE from every relay or on timeout). */
   fetch(filters: RelayFilter[], timeoutMs?: number): Promise<NostrEvent[]>;
+  /**
+   * The events `relay` holds matching `filters`, streamed to `onEvent` as they arrive, unchecked
+   * (the caller validates and verifies them). Resolves at EOSE or when the query ends early.
+   */
+  query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown) => void, timeoutMs: number): Promise<QueryEnd>;
   /** Publish; resolves with the relays that accepted it (OK true). */
   publish(ev: NostrEvent): Promise<string[]>;
 }

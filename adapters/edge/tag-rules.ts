@@ -2,28 +2,33 @@
 // edge so the domain's readers can trust what they find. Tags we do not read pass unchecked;
 // trailing entries (relay hints, markers, pubkeys) are allowed as Nostr convention has it.
 
-import { z } from "zod";
 import { KIND } from "../../src/kinds.js";
 import { HEX64, MESSAGE_TYPES, PHASES, PRIORITIES } from "../../src/types.js";
 
-const hex64 = z.string().regex(HEX64, "must be 64 lowercase hex characters");
-const digits = z.string().regex(/^\d{1,16}$/, "must be decimal digits");
+// Plain predicates rather than schemas: these run on every tag of every inbound event.
+/** Why a tag's value is wrong, or undefined when it is right. */
+type ValueCheck = (value: string) => string | undefined;
+
+const pattern = (re: RegExp, why: string): ValueCheck => (v) => (re.test(v) ? undefined : why);
+const oneOf = (values: readonly string[]): ValueCheck => {
+  const allowed = new Set(values);
+  const why = `must be one of ${values.map((v) => `"${v}"`).join(", ")}`;
+  return (v) => (allowed.has(v) ? undefined : why);
+};
+
+const hex64 = pattern(HEX64, "must be 64 lowercase hex characters");
+const digits = pattern(/^\d{1,16}$/, "must be decimal digits");
 // NIP-01 address: `<kind>:<pubkey>:<d>`; d may be empty (replaceable, not addressable).
-const coordinate = z.string().regex(/^\d{1,5}:[0-9a-f]{64}:/, "must be a coordinate <kind>:<hex64>:<d>");
+const coordinate = pattern(/^\d{1,5}:[0-9a-f]{64}:/, "must be a coordinate <kind>:<hex64>:<d>");
 
 /** `[name, value, ...anything]` with the value checked. */
-const valued = (value: z.ZodType) => z.tuple([z.string(), value], z.string());
+const valued = (check: ValueCheck) => (tag: readonly string[]) => (tag.length < 2 ? "has no value" : check(tag[1]!));
 
-const scope = z.union(
-  [
-    z.tuple([z.string(), z.literal("all")], z.string()),
-    z.tuple([z.string(), z.literal("role"), z.string().min(1)], z.string()),
-  ],
-  { error: 'must be ["scope","all"] or ["scope","role",<role>]' },
-);
+const scope = (tag: readonly string[]): string | undefined =>
+  (tag[1] === "all" || (tag[1] === "role" && (tag[2] ?? "").length > 0)) ? undefined : 'must be ["scope","all"] or ["scope","role",<role>]';
 
 interface TagRule {
-  schema: z.ZodType;
+  check: (tag: readonly string[]) => string | undefined;
   /** Kinds the rule applies to; every kind when absent. */
   kinds?: readonly number[];
 }
@@ -33,19 +38,19 @@ interface TagRule {
 const MESSAGES: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY];
 
 const RULES: ReadonlyMap<string, TagRule> = new Map<string, TagRule>([
-  ["E", { schema: valued(hex64) }],
-  ["e", { schema: valued(hex64) }],
-  ["P", { schema: valued(hex64) }],
-  ["p", { schema: valued(hex64) }],
-  ["a", { schema: valued(coordinate) }],
-  ["K", { schema: valued(digits) }],
-  ["k", { schema: valued(digits) }],
-  ["expiration", { schema: valued(digits) }],
-  ["phase", { schema: valued(z.enum(PHASES)) }],
-  ["priority", { schema: valued(z.enum(PRIORITIES)), kinds: MESSAGES }],
-  ["type", { schema: valued(z.enum(MESSAGE_TYPES)), kinds: MESSAGES }],
-  ["status", { schema: valued(z.enum(["open", "closed"])), kinds: MESSAGES }],
-  ["scope", { schema: scope, kinds: MESSAGES }],
+  ["E", { check: valued(hex64) }],
+  ["e", { check: valued(hex64) }],
+  ["P", { check: valued(hex64) }],
+  ["p", { check: valued(hex64) }],
+  ["a", { check: valued(coordinate) }],
+  ["K", { check: valued(digits) }],
+  ["k", { check: valued(digits) }],
+  ["expiration", { check: valued(digits) }],
+  ["phase", { check: valued(oneOf(PHASES)) }],
+  ["priority", { check: valued(oneOf(PRIORITIES)), kinds: MESSAGES }],
+  ["type", { check: valued(oneOf(MESSAGE_TYPES)), kinds: MESSAGES }],
+  ["status", { check: valued(oneOf(["open", "closed"])), kinds: MESSAGES }],
+  ["scope", { check: scope, kinds: MESSAGES }],
 ]);
 
 /** Why the first tag that breaks its rule does, or undefined when every read tag is well formed. */
@@ -54,12 +59,8 @@ export function tagRuleViolation(kind: number, tags: readonly string[][]): strin
     const tag = tags[i]!;
     const rule = RULES.get(tag[0]!);
     if (!rule || (rule.kinds && !rule.kinds.includes(kind))) continue;
-    const parsed = rule.schema.safeParse(tag);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const why = tag.length < 2 ? "has no value" : (issue?.message ?? "is malformed");
-      return `tag ${i} (${tag[0]}): ${why}`;
-    }
+    const why = rule.check(tag);
+    if (why) return `tag ${i} (${tag[0]}): ${why}`;
   }
   return undefined;
 }

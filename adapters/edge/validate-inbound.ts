@@ -2,8 +2,8 @@
 // kind, time, sizes, text and the tags we read. Cheapest first, so junk costs little; the id
 // hash and the signature come after, in the verifier pool (adapters/verify/).
 
-import { z } from "zod";
 import { HEX64, type NostrEvent } from "../../src/types.js";
+import { readEnvelope, tagsShapeProblem } from "./envelope.js";
 import type { RejectReason } from "./reject-reason.js";
 import { tagRuleViolation } from "./tag-rules.js";
 import { hasLoneSurrogate, hasNul, quote, utf8Bytes } from "./text-checks.js";
@@ -34,20 +34,6 @@ export type InboundResult =
   | { ok: true; event: NostrEvent }
   | { ok: false; reason: RejectReason; detail: string };
 
-// Field types only; the formats get their own reasons below. Unknown fields are dropped, so
-// what passes is exactly the seven NIP-01 fields.
-const Envelope = z.object({
-  id: z.string(),
-  pubkey: z.string(),
-  created_at: z.number(),
-  kind: z.number().int().nonnegative(),
-  tags: z.array(z.unknown()),
-  content: z.string(),
-  sig: z.string(),
-});
-
-const TagArrays = z.array(z.array(z.string()).min(1, "empty tag"));
-
 const SIG = /^[0-9a-f]{128}$/;
 
 const reject = (reason: RejectReason, detail: string): InboundResult => ({ ok: false, reason, detail });
@@ -60,9 +46,9 @@ const reject = (reason: RejectReason, detail: string): InboundResult => ({ ok: f
 export function validateInbound(
   raw: unknown, limits: Limits, allowedKinds: readonly number[], nowSecs: number,
 ): InboundResult {
-  const env = Envelope.safeParse(raw);
-  if (!env.success) return reject("malformed", firstIssue(env.error));
-  const e = env.data;
+  const env = readEnvelope(raw);
+  if (!env.ok) return reject("malformed", env.detail);
+  const e = env.event;
 
   if (!HEX64.test(e.id)) return reject("bad_id_format", `id ${quote(e.id)} is not 64 lowercase hex`);
   if (!HEX64.test(e.pubkey)) return reject("bad_pubkey_format", `pubkey ${quote(e.pubkey)} is not 64 lowercase hex`);
@@ -73,15 +59,16 @@ export function validateInbound(
 
   // Counted before the tags are walked, so a 100,000-tag event costs one comparison.
   if (e.tags.length > limits.maxTags) return reject("too_many_tags", `${e.tags.length} tags, limit ${limits.maxTags}`);
-  const tags = TagArrays.safeParse(e.tags);
-  if (!tags.success) return reject("bad_tag_shape", `tags ${firstIssue(tags.error)}`);
-  const event: NostrEvent = { ...e, tags: tags.data };
+  const shape = tagsShapeProblem(e.tags);
+  if (shape) return reject("bad_tag_shape", `tags ${shape}`);
+  // The tags are copied too: what the sender's object holds can change nothing stored.
+  const event: NostrEvent = { ...e, tags: (e.tags as string[][]).map((t) => t.slice()) };
 
   const contentBytes = utf8Bytes(e.content);
   if (contentBytes > limits.maxContentBytes) {
     return reject("content_too_large", `content ${contentBytes} bytes, limit ${limits.maxContentBytes}`);
   }
-  const textProblem = tagTextProblem(event.tags, limits.maxTagValueBytes) ?? contentProblem(e.content);
+  const textProblem = tagTextProblem(event.tags, limits.maxTagValueBytes) ?? contentProblem(event.content);
   if (textProblem) return textProblem;
   const eventBytes = utf8Bytes(JSON.stringify(event));
   if (eventBytes > limits.maxEventBytes) return reject("too_large", `${eventBytes} bytes, limit ${limits.maxEventBytes}`);
@@ -113,11 +100,4 @@ function contentProblem(content: string): InboundResult | undefined {
   if (hasNul(content)) return reject("nul_byte", "content contains U+0000");
   if (hasLoneSurrogate(content)) return reject("invalid_utf8", "content contains a lone surrogate");
   return undefined;
-}
-
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return "invalid";
-  const at = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  return `${at}${issue.message}`;
 }

@@ -3,7 +3,7 @@
 // stores and delivers. It can be taken offline to test what a relay outage does.
 
 import { matchFilters, type Filter } from "nostr-tools/filter";
-import type { RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
+import type { QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 
 interface Sub {
@@ -41,11 +41,18 @@ export class MemoryRelayGateway implements RelayGateway {
     const sub: Sub = { filters: filters as Filter[], onEvent };
     this.subs.add(sub);
     if (this.online) for (const ev of this.stored(filters)) onEvent(ev, this.url);
-    return { close: () => this.subs.delete(sub) };
+    // Delivery is synchronous here: the subscription is active as soon as it exists.
+    return { close: () => this.subs.delete(sub), active: async () => this.online };
   }
 
   async fetch(filters: RelayFilter[]): Promise<NostrEvent[]> {
     return this.online ? this.stored(filters) : [];
+  }
+
+  async query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown) => void): Promise<QueryEnd> {
+    if (!this.online || relay !== this.url) return { complete: false, reason: "offline" };
+    for (const ev of this.stored(filters)) onEvent(ev);
+    return { complete: true };
   }
 
   async publish(ev: NostrEvent): Promise<string[]> {

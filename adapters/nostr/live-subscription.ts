@@ -17,6 +17,9 @@ export interface LiveSubscriptionHooks {
 
 export class LiveSubscription implements RelaySubscription {
   private readonly perRelay = new Map<string, NDKSubscription>();
+  /** Relays whose current REQ has been answered with EOSE, and who waits for the others. */
+  private readonly eosed = new Set<string>();
+  private readonly waiters = new Set<() => void>();
   private closed = false;
 
   constructor(
@@ -33,7 +36,31 @@ export class LiveSubscription implements RelaySubscription {
     const link = this.links.find((l) => l.url === url);
     if (this.closed || !link) return;
     this.perRelay.get(url)?.stop();
+    this.eosed.delete(url);
     this.open(link);
+  }
+
+  /**
+   * Resolves true once `relay` (or every relay connected now) has answered the REQ with EOSE:
+   * from then on what it receives is delivered here. False at the timeout or on close().
+   */
+  active(timeoutMs: number, relay?: string): Promise<boolean> {
+    const urls = relay !== undefined ? [relay] : this.links.filter((l) => l.relay.connected).map((l) => l.url);
+    const done = () => urls.every((u) => this.eosed.has(u));
+    if (done()) return Promise.resolve(!this.closed);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!done() && !this.closed) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(!this.closed);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.add(check);
+    });
   }
 
   close(): void {
@@ -41,6 +68,7 @@ export class LiveSubscription implements RelaySubscription {
     this.closed = true;
     for (const sub of this.perRelay.values()) sub.stop();
     this.perRelay.clear();
+    for (const check of [...this.waiters]) check();
     this.hooks.onDone(this);
   }
 
@@ -51,6 +79,10 @@ export class LiveSubscription implements RelaySubscription {
         closeOnEose: false,
         onEvent: (ev) => {
           if (!this.closed) this.hooks.onEvent(ev, link.url);
+        },
+        onEose: () => {
+          this.eosed.add(link.url);
+          for (const check of [...this.waiters]) check();
         },
         onClosed: (reason) => this.hooks.onClosedByRelay(link.url, reason),
       }),

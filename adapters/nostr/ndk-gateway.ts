@@ -4,11 +4,12 @@
 
 import type NDK from "@nostr-dev-kit/ndk";
 import { normalizeRelayUrl } from "@nostr-dev-kit/ndk";
-import type { Clock, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
+import type { Clock, QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { GatewayClosedError, PublishRejectedError } from "./errors.js";
 import { LiveSubscription } from "./live-subscription.js";
 import { createDaemonNdk, forgetConnectionHistory, retireRelay } from "./ndk-tuning.js";
+import { QueryConnection } from "./query-connection.js";
 import { fetchFromRelays } from "./relay-fetch.js";
 import { RelayHealthBook, type RelayHealth } from "./relay-health.js";
 import { waitForAnyConnect, type RelayLink } from "./relay-links.js";
@@ -35,6 +36,8 @@ export class NdkGateway implements RelayGateway {
   private readonly live = new Set<LiveSubscription>();
   private readonly reconnectListeners = new Set<(url: string) => void>();
   private readonly inFlight = new Map<string, Promise<string[]>>();
+  /** Stored-event queries go over a plain connection of their own per relay (query-connection.ts). */
+  private readonly queries = new Map<string, QueryConnection>();
   private readonly clock: Clock;
   private started = false;
   private closed = false;
@@ -85,8 +88,23 @@ export class NdkGateway implements RelayGateway {
     // With every relay down, wait for the first to come back rather than answer "nothing".
     if (!(await waitForAnyConnect(this.links.map((l) => l.relay), timeoutMs))) return [];
     const remaining = Math.max(1, timeoutMs - (this.clock.now() - started));
-    const connected = this.links.filter((l) => l.relay.connected);
-    return fetchFromRelays(this.ndk, connected, filters, remaining, (url) => this.health_.event(url, this.clock.now()));
+    const connected = this.links.filter((l) => l.relay.connected).map((l) => l.url);
+    return fetchFromRelays(connected, filters, remaining, (url, f, onEvent, ms) => this.query(url, f, onEvent, ms));
+  }
+
+  async query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown) => void, timeoutMs: number): Promise<QueryEnd> {
+    this.assertOpen();
+    if (!this.links.some((l) => l.url === relay)) return { complete: false, reason: `${relay} is not a configured relay` };
+    let conn = this.queries.get(relay);
+    if (!conn) this.queries.set(relay, (conn = new QueryConnection(relay, this.opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs)));
+    let delivered = 0;
+    const end = await conn.query(filters, (ev) => {
+      delivered++;
+      onEvent(ev);
+    }, timeoutMs);
+    if (delivered > 0) this.health_.event(relay, this.clock.now());
+    if (!end.complete) this.health_.error(relay, `query: ${end.reason ?? "incomplete"}`, this.clock.now());
+    return end;
   }
 
   /** Resolves with the relays that answered OK true; PublishRejectedError when none did. */
@@ -119,6 +137,7 @@ export class NdkGateway implements RelayGateway {
     this.closed = true;
     for (const sub of [...this.live]) sub.close();
     for (const r of this.reconnectors.values()) r.stop();
+    for (const q of this.queries.values()) q.close();
     for (const link of this.links) retireRelay(link.relay);
   }
 

@@ -18,12 +18,15 @@ import type { Verdict } from "../../adapters/verify/verify-protocol.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { conversationIdOf } from "./conversation-of.js";
 import type { ConversationQueues } from "./conversation-queues.js";
+import { BulkGate } from "./bulk-gate.js";
 import type { IngestCounters } from "./counters.js";
 
 export type IngestOutcome =
   | { status: "accepted"; eventId: string; conversationId: string }
   | { status: "duplicate"; eventId: string }
   | { status: "ignored"; reason: string; eventId?: string }
+  /** A back-fill's reply met before its conversation's root, without a project tag: try it again later. */
+  | { status: "deferred"; reason: string; eventId: string }
   | { status: "rejected"; reason: string; detail: string; eventId?: string };
 
 /** The agents an event sets to work, decided against the conversation right after it is applied. */
@@ -38,6 +41,8 @@ export interface IngestOptions {
   relay?: string;
   /** Store it but set no agent to work (the first back-fill of a project's history). */
   quiet?: boolean;
+  /** Nobody waits for this one (a back-fill's): stage it together with others (bulk-gate.ts). */
+  bulk?: boolean;
 }
 
 export interface PipelineDeps {
@@ -51,10 +56,16 @@ export interface PipelineDeps {
   runsFor: RunsFor;
   onAcknowledged: OnAcknowledged;
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
-  onUnknownRoot?: (rootId: string) => void;
+  onUnknownRoot?: (rootId: string, quiet: boolean) => void;
 }
 
+// A back-fill's events are staged in groups of up to BULK_MAX, at least every BULK_LINGER_MS.
+const BULK_LINGER_MS = 200;
+const BULK_MAX = 1_000;
+
 export class IngestPipeline {
+  private readonly bulk = new BulkGate(BULK_LINGER_MS, BULK_MAX);
+
   constructor(private readonly d: PipelineDeps) {}
 
   /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
@@ -62,10 +73,10 @@ export class IngestPipeline {
 
   /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
   async ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
-    const id = idOf(raw);
+    const id = sentId(raw);
     const original = id !== undefined ? this.inFlight.get(id) : undefined;
-    // Copies arrive together (several relays; NDK hands a fetch's events to live subscriptions
-    // too). If the original is stored, the copy is a duplicate; if it was refused, the copy may
+    // Copies arrive together (several relays; the live subscription and a back-fill racing).
+    // If the original is stored, the copy is a duplicate; if it was refused, the copy may
     // differ (same id, other signature) and is checked on its own.
     if (original) {
       const first = await original;
@@ -73,6 +84,13 @@ export class IngestPipeline {
         this.d.counters.duplicates.total++;
         return { status: "duplicate", eventId: first.eventId };
       }
+    }
+    // Relays repeat themselves (several relays, overlap windows, reconnects). An id we already
+    // hold was checked when it was stored, and the id is the hash of the whole event: a copy is
+    // dropped here, before paying for its checks and ~0.5 ms for its signature.
+    if (id !== undefined && id.length === 64 && this.d.store.hasEvent(id)) {
+      this.d.counters.duplicates.total++;
+      return { status: "duplicate", eventId: id };
     }
     const run = this.check(raw, opts);
     if (id === undefined || original) return run;
@@ -85,18 +103,11 @@ export class IngestPipeline {
   }
 
   private async check(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
-    const { origin = "relay", relay, quiet = false } = opts;
+    const { origin = "relay", relay, quiet = false, bulk = false } = opts;
     const now = this.d.clock.now();
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
-    // Relays repeat themselves (several relays, overlap windows, reconnects). An id we already
-    // hold was verified when it was stored, and the id is the hash of the whole event: a copy
-    // is dropped here without paying ~0.5 ms for a signature check.
-    if (this.d.store.hasEvent(ev.id)) {
-      this.d.counters.duplicates.total++;
-      return { status: "duplicate", eventId: ev.id };
-    }
     let verdict: Verdict;
     try {
       verdict = await this.d.verifier.check(ev);
@@ -112,11 +123,17 @@ export class IngestPipeline {
     const coord = projectOf(ev.tags);
     // Relays deliver other projects' events too (live delivery ignores #a filters).
     if (coord !== undefined && coord !== this.d.project.coordinate) return this.ignore("other_project", ev.id);
-    if (coord === undefined && !this.d.store.has(convId)) return this.ignore("no_project_tag", ev.id);
+    if (coord === undefined && !this.d.store.has(convId)) {
+      // A back-fill pages newest first and meets replies before their roots: one without the
+      // project tag is handed back, to be tried again once the back-fill has brought its root.
+      if (bulk) return { status: "deferred", reason: "root_not_known_yet", eventId: ev.id };
+      return this.ignore("no_project_tag", ev.id);
+    }
 
     const decision = decideTrigger(ev, this.d.project);
     if (decision.action === "reject") return this.reject(decision.reason, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
 
+    if (bulk) await this.bulk.pass();
     // The queue task folds and appends but does not wait for the fsync: the next event of the
     // same conversation proceeds at once and many share one fsync (group commit). The effects
     // (acknowledgement, agent runs) wait for durability, outside the queue.
@@ -150,7 +167,7 @@ export class IngestPipeline {
     // turn) and made durable in the same flush as the event: a crash cannot separate them.
     const runs = quiet ? [] : this.d.runsFor(conv, ev, decision);
     const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
-    if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId);
+    if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId, quiet);
     return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };
   }
 
@@ -165,7 +182,13 @@ export class IngestPipeline {
   }
 }
 
-function idOf(raw: unknown): string | undefined {
+/** The id as sent (unchecked). */
+function sentId(raw: unknown): string | undefined {
   const id = (raw as { id?: unknown } | null)?.id;
-  return typeof id === "string" ? id.slice(0, 64) : undefined;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** The id as sent, cut to 64 characters for reports. */
+function idOf(raw: unknown): string | undefined {
+  return sentId(raw)?.slice(0, 64);
 }

@@ -82,10 +82,46 @@ describe("NdkGateway on two relays", () => {
     expect(got.find((e) => e.id === onlyA.id)).toEqual(wire(onlyA));
   });
 
+  it("streams one relay's stored events to its EOSE over its own connection, as the filters ask", async () => {
+    const key = newKey();
+    const T = Math.floor(Date.now() / 1000) - 1_000;
+    const events = Array.from({ length: 30 }, (_, i) => sign(key, 1111, `stored ${i}`, [], T + i));
+    await publishManyRaw(a.url, events);
+
+    const got: unknown[] = [];
+    const end = await gw.query(a.url, [{ authors: [key.pubkey], limit: 10 }], (ev) => got.push(ev), 8_000);
+    expect(end).toEqual({ complete: true });
+    // The relay's 10 newest, as sent (the caller checks them).
+    expect(got.map((e) => (e as NostrEvent).id).sort()).toEqual(events.slice(20).map((e) => e.id).sort());
+    const older: unknown[] = [];
+    expect(await gw.query(a.url, [{ authors: [key.pubkey], until: T + 9 }], (ev) => older.push(ev), 8_000)).toEqual({ complete: true });
+    expect(older).toHaveLength(10);
+    // Only on a: b holds none of them.
+    const fromB: unknown[] = [];
+    expect(await gw.query(b.url, [{ authors: [key.pubkey] }], (ev) => fromB.push(ev), 8_000)).toEqual({ complete: true });
+    expect(fromB).toEqual([]);
+    // A relay that is not configured is not asked.
+    expect((await gw.query("ws://127.0.0.1:9/", [{ kinds: [1] }], () => undefined, 1_000)).complete).toBe(false);
+  });
+
+  it("a live subscription is active once every relay answered its REQ: what is published then arrives", async () => {
+    const key = newKey();
+    const seen: string[] = [];
+    const sub = gw.subscribe([{ kinds: [1111], authors: [key.pubkey], limit: 0 }], (ev) => seen.push(ev.id));
+    expect(await sub.active(5_000)).toBe(true);
+    expect(await sub.active(5_000, b.url)).toBe(true);
+    const ev = sign(key, 1111, "right after active");
+    await publishRaw(b.url, ev);
+    await until("the live event", () => seen.includes(ev.id));
+    sub.close();
+    expect(await sub.active(1_000)).toBe(false);
+  });
+
   it("delivers live events with the url of the relay that sent them, once per relay", async () => {
     const key = newKey();
     const seen: { id: string; relay: string }[] = [];
     const sub = gw.subscribe([{ kinds: [1111], authors: [key.pubkey] }], (ev, relay) => seen.push({ id: ev.id, relay }));
+    await sub.active(5_000);
     const before = gw.health().find((h) => h.url === b.url)!.eventsReceived;
 
     const toA = sign(key, 1111, "to a");
@@ -121,8 +157,8 @@ describe("NdkGateway on two relays", () => {
     const key = newKey();
     const seen: string[] = [];
     const sub = gw.subscribe([{ kinds: [1111], authors: [key.pubkey], "#a": ["31933:owner:mine"] }], (ev) => seen.push(ev.id));
-    // Give the REQ time to reach the relay, so both events come through live delivery.
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the REQ is active, both events come through live delivery.
+    expect(await sub.active(5_000)).toBe(true);
     const mine = sign(key, 1111, "mine", [["a", "31933:owner:mine"]]);
     const other = sign(key, 1111, "other", [["a", "31933:owner:other"]]);
     await publishRaw(a.url, other);
@@ -141,8 +177,28 @@ describe("NdkGateway lifecycle and KeySigner input", () => {
     await gw.close();
     await expect(gw.publish(sign(newKey(), 1, "late"))).rejects.toBeInstanceOf(GatewayClosedError);
     await expect(gw.fetch([{ kinds: [1] }])).rejects.toBeInstanceOf(GatewayClosedError);
+    await expect(gw.query(relay.url, [{ kinds: [1] }], () => undefined, 1_000)).rejects.toBeInstanceOf(GatewayClosedError);
     expect(() => gw.subscribe([{ kinds: [1] }], () => undefined)).toThrow(GatewayClosedError);
     await relay.close();
+    rmSync(dirname(relay.dbPath), { recursive: true, force: true });
+  });
+
+  it("a query to a relay that went down ends incomplete, with the reason, and the next one reconnects", async () => {
+    const relay = await startTestRelay();
+    const gw = await NdkGateway.connect({ relays: [relay.url], backoff: { initialMs: 50, maxMs: 200 } });
+    const key = newKey();
+    await publishManyRaw(relay.url, [sign(key, 1111, "kept")]);
+    expect(await gw.query(relay.url, [{ authors: [key.pubkey] }], () => undefined, 5_000)).toEqual({ complete: true });
+    await relay.close();
+    const down = await gw.query(relay.url, [{ authors: [key.pubkey] }], () => undefined, 5_000);
+    expect(down.complete).toBe(false);
+    expect(down.reason).toBeTruthy();
+    const again = await startTestRelay({ port: Number(new URL(relay.url).port), dbPath: relay.dbPath });
+    const got: unknown[] = [];
+    expect(await gw.query(relay.url, [{ authors: [key.pubkey] }], (ev) => got.push(ev), 5_000)).toEqual({ complete: true });
+    expect(got).toHaveLength(1);
+    await gw.close();
+    await again.close();
     rmSync(dirname(relay.dbPath), { recursive: true, force: true });
   });
 

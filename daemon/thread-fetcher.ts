@@ -1,0 +1,78 @@
+// A reply whose root the daemon has never seen: fetch the root and its thread from every relay.
+// While a back-fill runs the fetch waits for it to end: a back-fill pages newest first, so it
+// meets replies before their roots, and usually brings the roots itself a few pages later;
+// fetching each thread at once fetched the project's history a second time.
+
+import PQueue from "p-queue";
+import { KIND } from "../src/kinds.js";
+import type { RelayGateway } from "../src/ports.js";
+import { catchUp } from "./catchup.js";
+import type { IngestOutcome } from "./ingest/pipeline.js";
+
+export interface ThreadFetcherDeps {
+  gateway: RelayGateway;
+  relays: readonly string[];
+  /**
+   * Takes one fetched event in (checked like any inbound event); `quiet`: history, no agent
+   * runs; `bulk`: nobody waits for it (IngestOptions.bulk).
+   */
+  ingest: (ev: unknown, relay: string, quiet: boolean, bulk: boolean) => Promise<IngestOutcome>;
+  /** Whether the event with this id is already held. */
+  holds: (id: string) => boolean;
+  /** True while a back-fill runs. */
+  busy: () => boolean;
+  onError: (rootId: string, err: unknown) => void;
+}
+
+const CONCURRENT_FETCHES = 4;
+const QUERY_TIMEOUT_MS = 10_000;
+
+export class ThreadFetcher {
+  /** Roots asked for during a back-fill, and whether their first reply was history. */
+  private readonly deferred = new Map<string, boolean>();
+  private readonly queued = new Set<string>();
+  private readonly queue = new PQueue({ concurrency: CONCURRENT_FETCHES });
+
+  constructor(private readonly d: ThreadFetcherDeps) {}
+
+  request(rootId: string, quiet: boolean): void {
+    if (this.d.busy()) this.deferred.set(rootId, quiet && (this.deferred.get(rootId) ?? true));
+    else this.enqueue(rootId, quiet);
+  }
+
+  /** After a back-fill: fetch the threads whose roots it did not bring. */
+  backfillDone(): void {
+    for (const [rootId, quiet] of this.deferred) if (!this.d.holds(rootId)) this.enqueue(rootId, quiet);
+    this.deferred.clear();
+  }
+
+  /** Resolves when no fetch is queued or running. */
+  idle(): Promise<void> {
+    return this.queue.onIdle();
+  }
+
+  private enqueue(rootId: string, quiet: boolean): void {
+    if (this.queued.has(rootId)) return;
+    this.queued.add(rootId);
+    void this.queue.add(async () => {
+      try {
+        await Promise.all(this.d.relays.map((url) => this.fetchFrom(url, rootId, quiet)));
+      } catch (err) {
+        this.d.onError(rootId, err);
+      } finally {
+        this.queued.delete(rootId);
+      }
+    });
+  }
+
+  private async fetchFrom(url: string, rootId: string, quiet: boolean): Promise<void> {
+    const result = await catchUp({
+      query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
+      filters: [{ ids: [rootId] }, { kinds: [KIND.REPLY], "#E": [rootId] }],
+      since: undefined, pageSize: 500, maxInFlight: 1_000,
+      // A reply met before its root is taken in again after the root (catchup.ts).
+      ingest: async (ev, again) => (await this.d.ingest(ev, url, quiet, !again)).status === "deferred",
+    });
+    if (!result.complete) throw new Error(`thread from ${url}: ${result.reason ?? "incomplete"}`);
+  }
+}

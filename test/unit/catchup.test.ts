@@ -1,0 +1,147 @@
+// The back-fill pager (daemon/catchup.ts) against a relay held in memory that applies each
+// filter's limit, since and until as relays do: every event is taken in once the filters
+// overlap or not, a second that holds more than a page is reported, a query that ends early
+// leaves the back-fill incomplete, and the next page waits while too many events are in flight.
+
+import { describe, expect, it } from "vitest";
+import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
+import { catchUp, type CatchupOptions } from "../../daemon/catchup.js";
+import type { QueryEnd, RelayFilter } from "../../src/ports.js";
+import type { NostrEvent } from "../../src/types.js";
+
+const T = 1_760_000_000;
+const A = "31933:" + "a".repeat(64) + ":p";
+const AGENT = "b".repeat(64);
+const USER = "c".repeat(64);
+// The daemon's three overlapping filters (RelaySync.filters).
+const FILTERS: RelayFilter[] = [
+  { kinds: [11, 1111, 1934], "#a": [A] },
+  { kinds: [1111], "#p": [AGENT] },
+  { kinds: [1111], "#P": [USER] },
+];
+
+let n = 0;
+/** An unsigned stand-in: the pager never verifies, the pipeline does. */
+function ev(kind: number, createdAt: number, tags: string[][]): NostrEvent {
+  const id = (++n).toString(16).padStart(64, "0");
+  return { id, pubkey: USER, created_at: createdAt, kind, tags, content: `event ${n}`, sig: "" };
+}
+
+async function relayWith(events: NostrEvent[]): Promise<MemoryRelayGateway> {
+  const relay = new MemoryRelayGateway("ws://relay.test");
+  for (const e of events) await relay.publish(e);
+  return relay;
+}
+
+function run(relay: MemoryRelayGateway, o: Partial<CatchupOptions> = {}) {
+  const ingested: string[] = [];
+  const queries: RelayFilter[][] = [];
+  const result = catchUp({
+    query: (filters, onEvent) => {
+      queries.push(filters);
+      return relay.query(relay.url, filters, onEvent);
+    },
+    filters: FILTERS, since: undefined, pageSize: 50, maxInFlight: 10_000,
+    ingest: async (e) => {
+      ingested.push((e as NostrEvent).id);
+      return false;
+    },
+    ...o,
+  });
+  return { result, ingested, queries };
+}
+
+describe("catchUp", () => {
+  it("pages overlapping filters down to the start, fetching each event about once", async () => {
+    const events: NostrEvent[] = [];
+    for (let i = 0; i < 600; i++) {
+      const at = T + Math.floor(i / 6);
+      if (i % 10 === 0) events.push(ev(11, at, [["a", A]]));
+      // Half the replies carry the project tag; those NDK's reply() builds do not.
+      else events.push(ev(1111, at, [...(i % 2 ? [["a", A]] : []), ["p", AGENT], ["P", USER]]));
+    }
+    const r = run(await relayWith(events));
+    const result = await r.result;
+    expect(result).toMatchObject({ complete: true, truncated: false, newest: T + 99 });
+    expect(new Set(r.ingested)).toEqual(new Set(events.map((e) => e.id)));
+    // A cursor per filter fetched each event once per filter that matches it (up to three times).
+    expect(result.fetched).toBeLessThan(events.length * 1.5);
+  });
+
+  it("pages filters of very different density without skipping any", async () => {
+    const dense = Array.from({ length: 400 }, (_, i) => ev(11, T + 1000 + Math.floor(i / 8), [["a", A]]));
+    const sparse = Array.from({ length: 60 }, (_, i) => ev(1111, T + i * 30, [["p", AGENT]]));
+    const r = run(await relayWith([...dense, ...sparse]), { since: T + 10 });
+    expect(await r.result).toMatchObject({ complete: true, truncated: false });
+    const wanted = [...dense, ...sparse].filter((e) => e.created_at >= T + 10).map((e) => e.id);
+    expect(new Set(r.ingested)).toEqual(new Set(wanted));
+  });
+
+  it("says truncated when one second holds more than a page", async () => {
+    const events = Array.from({ length: 80 }, () => ev(11, T, [["a", A]]));
+    const r = run(await relayWith(events), { pageSize: 30 });
+    const result = await r.result;
+    expect(result).toMatchObject({ complete: true, truncated: true });
+    expect(new Set(r.ingested).size).toBe(30);
+  });
+
+  it("is incomplete, with the reason, when a query ends before EOSE; what arrived is still taken in", async () => {
+    const events = Array.from({ length: 120 }, (_, i) => ev(11, T + i, [["a", A]]));
+    const relay = await relayWith(events);
+    let calls = 0;
+    const r = run(relay, {
+      query: async (filters, onEvent): Promise<QueryEnd> => {
+        if (++calls === 2) {
+          onEvent(events[0]);
+          return { complete: false, reason: "connection lost" };
+        }
+        return relay.query(relay.url, filters, onEvent);
+      },
+    });
+    const result = await r.result;
+    expect(result).toMatchObject({ complete: false, reason: "connection lost", pages: 2 });
+    expect(r.ingested).toHaveLength(51);
+  });
+
+  it("holds the next page back while more than maxInFlight events are being ingested", async () => {
+    const events = Array.from({ length: 200 }, (_, i) => ev(11, T + i, [["a", A]]));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const r = run(await relayWith(events), { maxInFlight: 20, ingest: () => gate.then(() => false) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(r.queries).toHaveLength(1);
+    release();
+    const result = await r.result;
+    expect(result.complete).toBe(true);
+    // Each page asks its boundary second again: a few duplicates.
+    expect(result.fetched).toBeGreaterThanOrEqual(200);
+    expect(result.fetched).toBeLessThan(210);
+    expect(r.queries.length).toBeGreaterThan(1);
+  });
+
+  it("takes in again, after the last page and oldest first, the events ingest could not place yet", async () => {
+    const events = Array.from({ length: 120 }, (_, i) => ev(1111, T + i, [["p", AGENT]]));
+    const tries: { id: string; again: boolean }[] = [];
+    const r = run(await relayWith(events), {
+      // Every third event is a reply met before its root.
+      ingest: async (e, again) => {
+        const id = (e as NostrEvent).id;
+        tries.push({ id, again });
+        return !again && events.indexOf(e as NostrEvent) % 3 === 0;
+      },
+    });
+    expect(await r.result).toMatchObject({ complete: true });
+    const retried = tries.filter((t) => t.again).map((t) => t.id);
+    expect(retried).toEqual(events.filter((_, i) => i % 3 === 0).map((e) => e.id));
+    // Each was tried again only once every page had been taken in.
+    const lastFirstTry = tries.map((t) => t.again).lastIndexOf(false);
+    expect(tries.findIndex((t) => t.again)).toBeGreaterThan(lastFirstTry);
+  });
+
+  it("stops between pages when asked, incomplete", async () => {
+    const events = Array.from({ length: 200 }, (_, i) => ev(11, T + i, [["a", A]]));
+    let stop = false;
+    const r = run(await relayWith(events), { stopped: () => stop, ingest: async () => ((stop = true), false) });
+    expect(await r.result).toMatchObject({ complete: false, reason: "stopped", pages: 1 });
+  });
+});
