@@ -70,12 +70,23 @@ export function validateInbound(
   }
   const textProblem = tagTextProblem(event.tags, limits.maxTagValueBytes) ?? contentProblem(event.content);
   if (textProblem) return textProblem;
-  const eventBytes = utf8Bytes(JSON.stringify(event));
-  if (eventBytes > limits.maxEventBytes) return reject("too_large", `${eventBytes} bytes, limit ${limits.maxEventBytes}`);
+  // Serialized only when it could be too large: a UTF-16 unit takes at most 6 bytes in JSON
+  // (a \uXXXX escape), and the fixed fields and punctuation well under 1 KB.
+  if (6 * textUnits(event) + 1024 > limits.maxEventBytes) {
+    const eventBytes = utf8Bytes(JSON.stringify(event));
+    if (eventBytes > limits.maxEventBytes) return reject("too_large", `${eventBytes} bytes, limit ${limits.maxEventBytes}`);
+  }
 
   const tagProblem = tagRuleViolation(e.kind, event.tags);
   if (tagProblem) return reject("bad_tag_shape", tagProblem);
   return { ok: true, event };
+}
+
+/** UTF-16 units in the content and the tags (entries, plus 4 per entry for quotes and comma). */
+function textUnits(ev: NostrEvent): number {
+  let units = ev.content.length;
+  for (const tag of ev.tags) for (const entry of tag) units += entry.length + 4;
+  return units;
 }
 
 function createdAtProblem(createdAt: number, nowSecs: number): string | undefined {
