@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
 import { RelaySync } from "../../daemon/relay-sync.js";
 import type { IngestOutcome } from "../../daemon/ingest/pipeline.js";
+import type { QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 
@@ -102,5 +103,49 @@ describe("RelaySync", () => {
     expect(again.ingested.filter((x) => x.ev.content === "fresh").every((x) => !x.quiet)).toBe(true);
     expect(again.ingested.some((x) => x.ev.content === "fresh")).toBe(true);
     await again.sync.stop();
+  });
+
+  it("marks are per relay: a relay whose back-fill fails keeps its mark while the other's moves", async () => {
+    const p = testProject();
+    const a = new MemoryRelayGateway("ws://a.test");
+    const b = new MemoryRelayGateway("ws://b.test");
+    // Two relays behind one gateway, as the daemon's NdkGateway has them.
+    const both: RelayGateway = {
+      subscribe: (filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void): RelaySubscription => {
+        const subs = [a.subscribe(filters, onEvent), b.subscribe(filters, onEvent)];
+        return { close: () => subs.forEach((x) => x.close()), active: async () => true };
+      },
+      fetch: async (filters) => [...(await a.fetch(filters)), ...(await b.fetch(filters))],
+      query: (relay, filters, onEvent): Promise<QueryEnd> => (relay === a.url ? a : b).query(relay, filters, onEvent),
+      publish: async (ev) => [...(await a.publish(ev)), ...(await b.publish(ev))],
+    };
+    const marks = new Map([[a.url, T], [b.url, T]]);
+    const seen: string[] = [];
+    const sync = new RelaySync({
+      gateway: both, relays: [a.url, b.url], coordinate: p.coordinate, markKey: (u) => u,
+      agentPubkeys: p.info.agents.map((x) => x.pubkey), userPubkeys: [p.owner.pubkey],
+      marks: { highWaterMarks: () => new Map(marks), setHighWater: (r, at) => (marks.set(r, Math.max(marks.get(r) ?? 0, at)), true) },
+      overlapSeconds: 60,
+      ingest: async (ev): Promise<IngestOutcome> => {
+        seen.push(ev.content);
+        return { status: "accepted", eventId: ev.id, conversationId: ev.id };
+      },
+      now: () => Date.now(),
+    });
+    await a.publish(p.root(p.owner, "on a", [], [], T + 100));
+    await b.publish(p.root(p.owner, "on b", [], [], T + 200));
+    b.setOnline(false);
+    sync.start();
+    await sync.idle();
+    expect(seen).toContain("on a");
+    expect(sync.lastCatchup).toMatchObject({ complete: false, relays: { [a.url]: { complete: true }, [b.url]: { complete: false } } });
+    expect(marks.get(a.url)).toBe(T + 100);
+    expect(marks.get(b.url)).toBe(T);
+    // Back online: the next back-fill (after a reconnect) brings what b held and moves its mark.
+    b.setOnline(true);
+    await sync.backfill();
+    expect(seen).toContain("on b");
+    expect(marks.get(b.url)).toBe(T + 200);
+    await sync.stop();
   });
 });
