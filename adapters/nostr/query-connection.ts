@@ -12,8 +12,10 @@ interface OpenQuery {
   finish: (end: QueryEnd) => void;
 }
 
-// The largest frame taken: the daemon's largest event (512 KB) with room for the envelope.
-const MAX_FRAME_BYTES = 1024 * 1024;
+// The largest frame taken. Well above the largest event the daemon stores (512 KB): a larger one
+// is refused by the edge checks like any other, whereas a frame over this limit drops the
+// connection, and a relay holding one such event would end every back-fill early.
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 export class QueryConnection {
   private ws: WebSocket | undefined;
