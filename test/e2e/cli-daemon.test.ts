@@ -81,6 +81,8 @@ describe("reading commands", () => {
     expect(text.stdout).toMatch(new RegExp(`^tenexd running \\(pid ${daemon.child.pid}\\), up `));
     expect(text.stdout).toMatch(/^ {2}URL +CONNECTED +LAST EVENT +BEHIND +RECONNECTS +LAST ERROR$/m);
     expect(text.stdout).toMatch(/^ {2}reviewer +\d+/m);
+    // The daemon has synced by now: how its back-fill ended.
+    expect(text.stdout).toMatch(/catch-up +(running; )?last .*: complete, \d+ fetched in \d+ pages/);
     const json = (await cli(project, "status", "--json")).json();
     expect(json).toEqual(expect.objectContaining({ source: "daemon", running: true }));
     expect(json.status.relays[0].connected).toBe(true);

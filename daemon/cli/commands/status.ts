@@ -17,9 +17,10 @@ export const status: Command = {
   usage: `Usage: tenexd status [--project DIR] [--json]
 
 Asks the running daemon for its status: uptime, each relay (connected, last event, how far
-behind, reconnects, last error), ingest counters and rejections by reason, queue depths, the
-outbox, agent runs and failures, unread mail per agent (and who is over limits.unreadThreshold),
-open and stuck orchestrator turns, and the last problems.
+behind, reconnects, last error), the back-fill (running, or how the last one ended), ingest
+counters and rejections by reason, queue depths, the outbox, agent runs and failures, unread
+mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
+and the last problems.
 Without a running daemon it says so ("running": false) and shows what the index holds.`,
   options: {},
   async run(ctx) {
@@ -61,6 +62,7 @@ ${fields([
     ["project", `${s.project.title}  ${s.project.coordinate}`],
     ["ingest", `accepted ${s.ingest.accepted}, duplicates ${s.ingest.duplicates}, rejected ${s.ingest.rejectedTotal}${rejected ? ` (${rejected})` : ""}`],
     ["queues", `conversations ${s.queues.conversations}, queued ${s.queues.queued}, running ${s.queues.running}`],
+    ["catch-up", catchupText(s, now)],
     ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],
     ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
@@ -74,6 +76,17 @@ Stuck turns
 ${formatTable(["CONVERSATION", "TURN", "PHASE", "WAITING FOR", "WHY"], stuck, "  ")}` : ""}${problems.length > 0 ? `
 Last problems
 ${formatTable(["WHEN", "KIND", "DETAIL"], problems, "  ")}` : ""}`;
+}
+
+/** The back-fill running now, or how the last one ended (incomplete or truncated said loudly). */
+function catchupText(s: DaemonStatus, now: number): string {
+  const c = s.lastCatchup;
+  const last = c
+    ? `last ${ago(c.at, now)}: ${c.complete ? "complete" : `INCOMPLETE (${c.reason ?? "unknown"})`}, ` +
+      `${c.fetched} fetched in ${c.pages} pages, ${duration(c.ms)}${c.quiet ? ", quiet (first sync)" : ""}` +
+      `${c.truncated ? "; TRUNCATED: one second held more than a page, some events may be missing" : ""}`
+    : "none yet";
+  return s.catchingUp ? `running; ${last}` : last;
 }
 
 function offlineText(dir: string, stats: StatsView): string {
