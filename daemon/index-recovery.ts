@@ -1,14 +1,23 @@
-// The index is derived from the logs. At start it is checked against them and repaired where
-// it lags (only the missing tail is applied); `tenexd reindex` rebuilds it whole.
+// The index is derived from the logs. At start after a crash it is checked against them and
+// repaired where it lags (only the missing tail is applied); `tenexd reindex` rebuilds it whole.
+//
+// The check costs a stat per log, not a read: the index records, in the transaction that applied
+// a log's records, the log's size after them (log_ends). A log still that size holds nothing the
+// index lacks. Only logs of another size, and logs the index has no size for, are opened.
 
 import { replay } from "../src/conversation-reducer.js";
-import type { ConversationIndex, ConversationLog } from "../src/ports.js";
+import type { ConversationIndex, ConversationLog, LogEnd } from "../src/ports.js";
 
 export interface ReconcileReport {
   checked: number;
+  /** Logs opened: their size differed from the one the index recorded, or it recorded none. */
+  opened: number;
   /** Conversations whose missing tail was applied. */
   repaired: { id: string; from: number; to: number }[];
-  /** Conversations re-indexed whole (index ahead of the log, which only a lost log tail explains). */
+  /**
+   * Conversations re-indexed whole: the log ends before what the index holds, or is shorter
+   * than the size recorded with it (cut or rewritten since), so what was indexed may be gone.
+   */
   reindexed: string[];
   /** Index entries with no log behind them, dropped. */
   dropped: string[];
@@ -19,36 +28,59 @@ export interface ReconcileReport {
 export type Progress = (done: number, total: number) => void;
 
 export async function reconcileIndex(log: ConversationLog, index: ConversationIndex, onProgress?: Progress): Promise<ReconcileReport> {
-  const report: ReconcileReport = { checked: 0, repaired: [], reindexed: [], dropped: [], unreadable: [] };
-  const positions = index.indexedPositions();
-  const stored = await log.list();
-  for (const { id } of stored) {
+  const report: ReconcileReport = { checked: 0, opened: 0, repaired: [], reindexed: [], dropped: [], unreadable: [] };
+  const indexed = index.indexedLogs();
+  const stored = await log.sizes();
+  // Ends found for logs the index already holds whole: recorded in one transaction at the end.
+  const found = new Map<string, LogEnd>();
+  for (const { id, bytes } of stored) {
     report.checked++;
     onProgress?.(report.checked, stored.length);
-    const indexed = positions.get(id) ?? 0;
-    positions.delete(id);
+    const held = indexed.get(id);
+    indexed.delete(id);
+    const end = held?.end;
+    if (end && end.n === held.n && end.bytes === bytes) continue;
+    report.opened++;
     try {
-      const last = await log.lastPosition(id);
-      if (last === indexed) continue;
-      const records = await log.read(id);
-      const conv = replay(id, records);
-      if (indexed > last) {
-        index.drop(id);
-        index.apply(conv, records);
-        report.reindexed.push(id);
-      } else {
-        index.apply(conv, records.filter((r) => r.n > indexed));
-        report.repaired.push({ id, from: indexed, to: last });
-      }
+      await reconcileOne(log, index, report, found, id, held?.n ?? 0, end !== undefined && bytes < end.bytes);
     } catch (err) {
       report.unreadable.push({ id, error: err instanceof Error ? err.message : String(err) });
     }
   }
-  for (const id of positions.keys()) {
+  for (const id of indexed.keys()) {
     index.drop(id);
     report.dropped.push(id);
   }
+  if (found.size > 0) index.setLogEnds(found);
   return report;
+}
+
+async function reconcileOne(
+  log: ConversationLog, index: ConversationIndex, report: ReconcileReport, found: Map<string, LogEnd>,
+  id: string, indexed: number, shrunk: boolean,
+): Promise<void> {
+  // Opening the log repairs a torn tail first: `at` is where its intact records end.
+  const at = await log.end(id);
+  if (at.n === indexed && !shrunk) {
+    // Nothing missing: the size differed by a torn tail only, or the index had no size for it.
+    // (A log with no record and no index entry is left alone, as this check always has.)
+    if (indexed > 0) found.set(id, at);
+    return;
+  }
+  const records = await log.read(id);
+  const last = records.at(-1)?.n ?? 0;
+  // Nothing appends during start, so the read ends where `at` does; if not, no size is recorded
+  // and the next check falls back to the last position.
+  const bytes = last === at.n ? at.bytes : undefined;
+  const conv = replay(id, records);
+  if (shrunk || indexed > last) {
+    index.drop(id);
+    index.apply(conv, records, bytes);
+    report.reindexed.push(id);
+  } else {
+    index.apply(conv, records.filter((r) => r.n > indexed), bytes);
+    report.repaired.push({ id, from: indexed, to: last });
+  }
 }
 
 export interface RebuildableIndex extends ConversationIndex {
@@ -80,8 +112,10 @@ export async function rebuildIndex(log: ConversationLog, index: RebuildableIndex
   const unreadable: { id: string; error: string }[] = [];
   for (const [i, { id }] of stored.entries()) {
     try {
+      const at = await log.end(id);
       const recs = await log.read(id);
-      index.apply(replay(id, recs), recs);
+      // With the log's size, so that the next check after a crash can skip an unchanged log.
+      index.apply(replay(id, recs), recs, recs.at(-1)?.n === at.n ? at.bytes : undefined);
       records += recs.length;
       for (const r of recs) {
         if (r.t === "event" && r.origin === "relay") newestRelayEvent = Math.max(newestRelayEvent ?? 0, r.ev.created_at);

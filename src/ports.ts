@@ -13,10 +13,10 @@ export interface Clock {
 /** The append-only log of every conversation: the source of truth. */
 export interface ConversationLog {
   /**
-   * Append records to a conversation's log. Resolves only once they are durable (fsync'd);
-   * concurrent appends share one fsync (group commit).
+   * Append records to a conversation's log. Resolves only once they are durable (fsync'd), with
+   * the log's size in bytes after them; concurrent appends share one fsync (group commit).
    */
-  append(conversationId: string, records: readonly LogRecord[]): Promise<void>;
+  append(conversationId: string, records: readonly LogRecord[]): Promise<number>;
   /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
    * line is repaired (cut off and kept aside), never returned.
@@ -24,11 +24,36 @@ export interface ConversationLog {
   read(conversationId: string, afterN?: number): Promise<LogRecord[]>;
   /** `n` of the last intact record (0 when empty or missing): cheap, reads only the tail. */
   lastPosition(conversationId: string): Promise<number>;
+  /**
+   * Where the log ends: `n` of its last intact record and its size in bytes up to the end of
+   * that record's line (both 0 when empty or missing). Cheap like lastPosition; a torn last line
+   * is repaired first.
+   */
+  end(conversationId: string): Promise<LogEnd>;
   /** Ids of every stored conversation (active and archived). */
   list(): Promise<{ id: string; archived: boolean }[]>;
+  /**
+   * The same, each with the size of its log as the directory reports it: no log is opened, read
+   * or repaired (so a torn tail still counts). What recovery compares with the index.
+   */
+  sizes(): Promise<{ id: string; archived: boolean; bytes: number }[]>;
   /** Move a conversation's log to or from the archive. */
   setArchived(conversationId: string, archived: boolean): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A position in a log: the `n` of a record and the size in bytes up to the end of its line. */
+export interface LogEnd {
+  n: number;
+  bytes: number;
+}
+
+/** What the index holds of one conversation's log (see ConversationIndex.indexedLogs). */
+export interface IndexedLog {
+  /** Highest position indexed. */
+  n: number;
+  /** Where the log ended after the last records applied with a size; none if not recorded. */
+  end?: LogEnd;
 }
 
 export interface IndexBatchItem {
@@ -40,18 +65,31 @@ export interface IndexBatchItem {
    * ahead (records staged, not yet durable): the index must not store those.
    */
   row: ConversationRow;
+  /** The log's size in bytes after the last of these records, when known (see `indexedLogs`). */
+  logBytes?: number;
 }
 
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {
-  /** Apply records already durable in the log. Idempotent: re-applying changes nothing. */
-  apply(conversation: Conversation, records: readonly LogRecord[]): void;
+  /**
+   * Apply records already durable in the log. Idempotent: re-applying changes nothing.
+   * `logBytes`: the log's size after the last of them, when known (see `indexedLogs`).
+   */
+  apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void;
   /** The same for many conversations at once, in one transaction (the daemon's hot path). */
   applyBatch(items: readonly IndexBatchItem[]): void;
   /** Whether an event with this id is already stored (dedupe before paying for verification). */
   isProcessed(eventId: string): boolean;
   /** Highest log position indexed per conversation (to repair a missing tail at start). */
   indexedPositions(): Map<string, number>;
+  /**
+   * Every indexed conversation: its highest indexed position (as indexedPositions) and, when its
+   * last records were applied with their size, where its log ended then. Written in the same
+   * transaction as those records: a log still that size holds nothing the index lacks.
+   */
+  indexedLogs(): Map<string, IndexedLog>;
+  /** Records where logs end (each end covering what the index already holds of its log). */
+  setLogEnds(ends: ReadonlyMap<string, LogEnd>): void;
   /** Forget one conversation (before re-applying its whole log). */
   drop(conversationId: string): void;
   close(): void;

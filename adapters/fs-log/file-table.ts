@@ -14,7 +14,12 @@ export interface OpenLog {
   readonly id: string;
   readonly fd: number;
   readonly path: string;
-  readonly ino: number;
+  /**
+   * The file's inode, to tell it from a file that replaced it. Unknown for a file this process
+   * created until someone asks (`inodeOf`): an fstat per new file would slow every flush that
+   * starts conversations, for a check that only quarantine makes.
+   */
+  ino: number | undefined;
   /** Bytes of whole, intact lines: appends go here, a failed append is cut back to here. */
   size: number;
   /** `n` of the last intact record (0 when none). */
@@ -30,6 +35,8 @@ export class FileTable {
   // Sizes that files must be cut back to when next opened: a failed append whose own cut-back
   // failed too. Its records were refused, so none of them may reappear after a tail repair.
   private readonly owed = new Map<string, number>();
+  /** Files being opened right now: they count against the capacity before they are in `open`. */
+  private opening = 0;
   private dirMade: Promise<void> | undefined;
 
   constructor(
@@ -39,19 +46,32 @@ export class FileTable {
     private readonly capacity: number,
   ) {}
 
-  /** The open log of `id`, pinned until `release`; undefined when missing and not `create`. */
+  /**
+   * The open log of `id`, pinned until `release`; undefined when missing and not `create`.
+   * Calls for different ids may run at once (a flush opens its files together).
+   */
   async acquire(id: string, create: boolean): Promise<OpenLog | undefined> {
     let file = this.open.get(id);
     if (file) {
       this.open.delete(id);
     } else {
-      await this.makeRoom();
-      file = await this.openLog(id, create);
+      this.opening++;
+      try {
+        await this.makeRoom();
+        file = await this.openLog(id, create);
+      } finally {
+        this.opening--;
+      }
       if (!file) return undefined;
     }
     this.open.set(id, file);
     file.pins++;
     return file;
+  }
+
+  async inodeOf(file: OpenLog): Promise<number> {
+    file.ino ??= (await this.ops.fstat(file.fd)).ino;
+    return file.ino;
   }
 
   release(file: OpenLog): void {
@@ -80,7 +100,7 @@ export class FileTable {
 
   private async makeRoom(): Promise<void> {
     for (const [id, file] of this.open) {
-      if (this.open.size < this.capacity) return;
+      if (this.open.size + this.opening <= this.capacity) return;
       if (file.pins === 0) await this.drop(id);
     }
   }
@@ -95,8 +115,7 @@ export class FileTable {
     await this.ensureDir();
     const path = this.layout.logPath(id, false);
     const fd = await this.ops.open(path, true);
-    const { ino } = await this.ops.fstat(fd);
-    return { id, fd, path, ino, size: 0, lastN: 0, fresh: true, pins: 0 };
+    return { id, fd, path, ino: undefined, size: 0, lastN: 0, fresh: true, pins: 0 };
   }
 
   private async tryOpen(path: string): Promise<number | undefined> {

@@ -1,7 +1,8 @@
 // Group commit. Appends queue up while a flush runs; the next flush writes every pending line
 // of every file (one write per file) and then syncs each touched file once. An append resolves
-// only when its lines are on disk, so callers may pipeline thousands of appends and still
-// acknowledge each event only once it is durable, at close to the disk's own rate.
+// only when its lines are on disk, with the file's size after them, so callers may pipeline
+// thousands of appends and still acknowledge each event only once it is durable, at close to
+// the disk's own rate.
 //
 // Everything that touches the files runs on one serial queue, in arrival order: flushes and the
 // exclusive operations (tail repair, quarantine, archive moves) never overlap.
@@ -14,12 +15,18 @@ import type { FileTable, OpenLog } from "./file-table.js";
 import { encodeRecords } from "./record-line.js";
 
 interface Pending {
-  /** The lines, joined by "\n", without the last newline. */
-  text: string;
+  /**
+   * The lines, joined by "\n", without the last newline, as UTF-8. Encoded at once: a string
+   * of this size that waits for the flush is copied by every young-generation GC until then,
+   * and a burst holds thousands of them; the bytes live outside the JS heap.
+   */
+  bytes: Buffer;
   firstN: number;
   lastN: number;
   records: number;
-  resolve: () => void;
+  /** The file's size after these lines, once written. */
+  end: number;
+  resolve: (end: number) => void;
   reject: (e: Error) => void;
 }
 
@@ -60,8 +67,8 @@ export class GroupCommitWriter {
     return { ...this.counts };
   }
 
-  append(id: string, records: readonly LogRecord[]): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
+  append(id: string, records: readonly LogRecord[]): Promise<number> {
+    if (records.length === 0) return this.exclusive(() => this.sizeOf(id));
     let encoded: ReturnType<typeof encodeRecords>;
     try {
       encoded = encodeRecords(records);
@@ -77,11 +84,20 @@ export class GroupCommitWriter {
         this.queue.push(stage);
       }
       const pending = stage.batch.get(id);
-      const entry: Pending = { text: encoded.text, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, resolve, reject };
+      const bytes = Buffer.from(encoded.text);
+      const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve, reject };
       if (pending) pending.push(entry);
       else stage.batch.set(id, [entry]);
       this.kick();
     });
+  }
+
+  // Nothing to write: the size after "these" records is the file's size as it is.
+  private async sizeOf(id: string): Promise<number> {
+    const file = await this.files.acquire(id, false);
+    if (!file) return 0;
+    this.files.release(file);
+    return file.size;
   }
 
   /** Runs `fn` alone, after everything queued before it. */
@@ -122,18 +138,20 @@ export class GroupCommitWriter {
   }
 
   private async flushFiles(ids: string[], batch: Map<string, Pending[]>): Promise<void> {
-    const targets: Target[] = [];
-    for (const id of ids) {
+    // Opened together: one after the other, creating 200 new files took longer than writing
+    // and syncing them.
+    const opened = await Promise.all(ids.map(async (id): Promise<Target | undefined> => {
       const pending = batch.get(id) as Pending[];
       let file: OpenLog;
       try {
         file = (await this.files.acquire(id, true)) as OpenLog;
       } catch (e) {
         for (const p of pending) p.reject(asLogError(id, e));
-        continue;
+        return undefined;
       }
-      targets.push({ file, accepted: this.admit(file, pending), start: file.size, startN: file.lastN });
-    }
+      return { file, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
+    }));
+    const targets = opened.filter((t): t is Target => t !== undefined);
     await Promise.all(targets.map((t) => this.writeAndSync(t)));
     await this.syncNewEntries(targets);
     for (const t of targets) this.settle(t);
@@ -155,8 +173,8 @@ export class GroupCommitWriter {
   private async writeAndSync(t: Target): Promise<void> {
     if (t.accepted.length === 0) return;
     const { file } = t;
-    const buf = encodeBatch(t.accepted);
     const { start } = t;
+    const buf = encodeBatch(t.accepted, start);
     try {
       for (let off = 0; off < buf.length; ) {
         const wrote = await this.ops.write(file.fd, buf, off, buf.length - off, start + off);
@@ -214,21 +232,23 @@ export class GroupCommitWriter {
       } else {
         this.counts.appends++;
         this.counts.records += p.records;
-        p.resolve();
+        p.resolve(p.end);
       }
     }
   }
 }
 
-// One buffer for all the lines of a file, filled in place: no megabyte-sized joined string.
-function encodeBatch(accepted: readonly Pending[]): Buffer {
+// One buffer for all the lines of a file (one write), each append's bytes and a newline.
+// Notes where each append's lines end, counting from the file's size `start`.
+function encodeBatch(accepted: readonly Pending[], start: number): Buffer {
   let size = 0;
-  for (const p of accepted) size += Buffer.byteLength(p.text) + 1;
+  for (const p of accepted) size += p.bytes.length + 1;
   const buf = Buffer.allocUnsafe(size);
   let off = 0;
   for (const p of accepted) {
-    off += buf.write(p.text, off);
+    off += p.bytes.copy(buf, off);
     buf[off++] = 0x0a;
+    p.end = start + off;
   }
   return buf;
 }

@@ -1,7 +1,7 @@
 // The conversation log held in memory. Records go through JSON, as they would through a file,
 // so a test sees exactly what a restart would read back (no shared objects, no Maps or Sets).
 
-import type { ConversationLog } from "../../src/ports.js";
+import type { ConversationLog, LogEnd } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 /** Appends must continue the log: n = last + 1, in order. Anything else is a caller bug. */
@@ -21,10 +21,12 @@ export class LogClosedError extends Error {
 
 export class MemoryConversationLog implements ConversationLog {
   private readonly lines = new Map<string, string[]>();
+  /** Bytes the lines would take in a file (UTF-8, a newline each). */
+  private readonly bytes = new Map<string, number>();
   private readonly archived = new Set<string>();
   private closed = false;
 
-  async append(conversationId: string, records: readonly LogRecord[]): Promise<void> {
+  async append(conversationId: string, records: readonly LogRecord[]): Promise<number> {
     if (this.closed) throw new LogClosedError();
     const lines = this.lines.get(conversationId) ?? [];
     let expected = lines.length + 1;
@@ -32,8 +34,15 @@ export class MemoryConversationLog implements ConversationLog {
       if (r.n !== expected) throw new LogSequenceError(conversationId, expected, r.n);
       expected++;
     }
-    for (const r of records) lines.push(JSON.stringify(r));
+    let bytes = this.bytes.get(conversationId) ?? 0;
+    for (const r of records) {
+      const line = JSON.stringify(r);
+      lines.push(line);
+      bytes += Buffer.byteLength(line) + 1;
+    }
     this.lines.set(conversationId, lines);
+    this.bytes.set(conversationId, bytes);
+    return bytes;
   }
 
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
@@ -45,8 +54,16 @@ export class MemoryConversationLog implements ConversationLog {
     return this.lines.get(conversationId)?.length ?? 0;
   }
 
+  async end(conversationId: string): Promise<LogEnd> {
+    return { n: this.lines.get(conversationId)?.length ?? 0, bytes: this.bytes.get(conversationId) ?? 0 };
+  }
+
   async list(): Promise<{ id: string; archived: boolean }[]> {
     return [...this.lines.keys()].map((id) => ({ id, archived: this.archived.has(id) }));
+  }
+
+  async sizes(): Promise<{ id: string; archived: boolean; bytes: number }[]> {
+    return [...this.lines.keys()].map((id) => ({ id, archived: this.archived.has(id), bytes: this.bytes.get(id) ?? 0 }));
   }
 
   async setArchived(conversationId: string, archived: boolean): Promise<void> {

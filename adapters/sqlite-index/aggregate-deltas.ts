@@ -42,7 +42,8 @@ export class AggregateDeltas {
   private readonly volumeBy = new Map<number, number>();
   private readonly authorBy = new Map<string, number>();
   private readonly responsesBy = new Map<string, number>();
-  private readonly participantKeys = new Set<string>();
+  /** Pubkeys seen per conversation: no joined key string per message, as the other maps need. */
+  private readonly participantsBy = new Map<string, Set<string>>();
   private readonly addUnread;
   private readonly deleteZeroUnread;
   private readonly addUnreadTotal;
@@ -77,7 +78,9 @@ export class AggregateDeltas {
   }
 
   participant(conversationId: string, pubkey: string): void {
-    this.participantKeys.add(join(conversationId, pubkey));
+    const seen = this.participantsBy.get(conversationId);
+    if (seen) seen.add(pubkey);
+    else this.participantsBy.set(conversationId, new Set([pubkey]));
   }
 
   /** Writes everything summed since the last flush (call inside the apply's transaction). */
@@ -102,7 +105,9 @@ export class AggregateDeltas {
       const [agent, seconds] = split(key);
       this.addResponseHistogram.run(agent, Number(seconds), by);
     }
-    for (const key of this.participantKeys) this.insertParticipant.run(...split(key));
+    for (const [conversationId, pubkeys] of this.participantsBy) {
+      for (const pubkey of pubkeys) this.insertParticipant.run(conversationId, pubkey);
+    }
     this.clear();
   }
 
@@ -112,6 +117,6 @@ export class AggregateDeltas {
     this.volumeBy.clear();
     this.authorBy.clear();
     this.responsesBy.clear();
-    this.participantKeys.clear();
+    this.participantsBy.clear();
   }
 }

@@ -58,8 +58,21 @@ export function messageRow(conversationId: string, rec: EventRecord): MessageRow
   };
 }
 
-// Cut by code points so an emoji is never split; the slice first keeps long contents cheap.
-const previewOf = (content: string): string => [...content.slice(0, PREVIEW_CHARS * 2)].slice(0, PREVIEW_CHARS).join("");
+/**
+ * The first PREVIEW_CHARS code points, so an emoji is never split. Counted in place: spreading
+ * the string into an array of code points cost more than the message's insert.
+ */
+export function previewOf(content: string): string {
+  if (content.length <= PREVIEW_CHARS) return content;
+  let end = 0;
+  for (let points = 0; points < PREVIEW_CHARS && end < content.length; points++) {
+    const unit = content.charCodeAt(end);
+    // A high surrogate followed by a low one is one code point; a lone surrogate is one alone.
+    const pair = unit >= 0xd800 && unit <= 0xdbff && (content.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  return content.slice(0, end);
+}
 
 /** Distinct recipients, lowercase-normalised, never the author (no one is unread to itself). */
 export function recipientsFor(ev: NostrEvent, conv: Conversation, recipientsOf: RecipientsOf): string[] {

@@ -3,7 +3,7 @@
 
 import type Database from "better-sqlite3";
 import type { Conversation } from "../../src/conversation-state.js";
-import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
+import type { ConversationIndex, IndexBatchItem, IndexedLog, LogEnd } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
@@ -61,8 +61,8 @@ export class SqliteIndex implements ConversationIndex {
   // --- ConversationIndex ---------------------------------------------------------------
 
   /** One transaction per call; re-applying records already indexed changes nothing. */
-  apply(conversation: Conversation, records: readonly LogRecord[]): void {
-    this.writer.apply(conversation, records);
+  apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void {
+    this.writer.apply(conversation, records, logBytes);
   }
 
   /** Many conversations' records in one transaction. */
@@ -72,6 +72,15 @@ export class SqliteIndex implements ConversationIndex {
 
   indexedPositions(): Map<string, number> {
     return new Map(this.selectIndexedPositions.all().map((r) => [r.id, r.last_n]));
+  }
+
+  indexedLogs(): Map<string, IndexedLog> {
+    return this.writer.logEnds.indexed();
+  }
+
+  /** One transaction for all of them. */
+  setLogEnds(ends: ReadonlyMap<string, LogEnd>): void {
+    this.writer.setLogEnds(ends);
   }
 
   /** Locally published events no relay has accepted yet (the outbox to resend after a restart). */

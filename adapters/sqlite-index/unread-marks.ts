@@ -6,13 +6,14 @@ import type Database from "better-sqlite3";
 import type { AggregateDeltas } from "./aggregate-deltas.js";
 
 // Unread is decided in the same statement as the insert; RETURNING yields a row only when the
-// insert happened (a re-applied record is ignored and counts nothing).
+// insert happened (a re-applied record is ignored and counts nothing). Parameters by position
+// (some repeat), as every message's recipient comes through here.
 const INSERT_RECIPIENT = `
   INSERT OR IGNORE INTO recipients
     (conversation_id, n, recipient, priority_rank, created_at, expiration, unread)
-  VALUES (@conversation_id, @n, @recipient, @priority_rank, @created_at, @expiration,
-    @n > COALESCE((SELECT read_n FROM views WHERE conversation_id = @conversation_id AND agent = @recipient), 0)
-    AND NOT EXISTS (SELECT 1 FROM acks WHERE agent = @recipient AND event_id = @event_id))
+  VALUES (?, ?, ?, ?, ?, ?,
+    ? > COALESCE((SELECT read_n FROM views WHERE conversation_id = ? AND agent = ?), 0)
+    AND NOT EXISTS (SELECT 1 FROM acks WHERE agent = ? AND event_id = ?))
   RETURNING unread`;
 const SELECT_READ_N = `SELECT read_n FROM views WHERE conversation_id = ? AND agent = ?`;
 const UPSERT_READ_MARK = `
@@ -42,6 +43,13 @@ export interface RecipientInput {
   expiration: number | null;
 }
 
+type RecipientValues = [
+  conversationId: string, n: number, recipient: string, priorityRank: number, createdAt: number,
+  expiration: number | null,
+  // The unread test: the read mark of (conversation, recipient), an ack by (recipient, event).
+  unreadIfAbove: number, viewConversation: string, viewAgent: string, ackAgent: string, ackEventId: string,
+];
+
 export class UnreadMarks {
   private readonly insertRecipient;
   private readonly selectReadN;
@@ -52,7 +60,7 @@ export class UnreadMarks {
   private readonly markAcked;
 
   constructor(db: Database.Database, private readonly deltas: AggregateDeltas) {
-    this.insertRecipient = db.prepare<RecipientInput, { unread: 0 | 1 }>(INSERT_RECIPIENT);
+    this.insertRecipient = db.prepare<RecipientValues, 0 | 1>(INSERT_RECIPIENT).pluck();
     this.selectReadN = db.prepare<[string, string], number>(SELECT_READ_N).pluck();
     this.upsertReadMark = db.prepare<[string, string, number]>(UPSERT_READ_MARK);
     this.markReadBetween = db.prepare<[string, number, number, string]>(MARK_READ_BETWEEN);
@@ -63,7 +71,11 @@ export class UnreadMarks {
 
   /** Records that a message reached a recipient; unread unless already read past or acked. */
   addRecipient(r: RecipientInput): void {
-    if (this.insertRecipient.get(r)?.unread === 1) this.deltas.unread(r.recipient, r.conversation_id, 1);
+    const unread = this.insertRecipient.get(
+      r.conversation_id, r.n, r.recipient, r.priority_rank, r.created_at, r.expiration,
+      r.n, r.conversation_id, r.recipient, r.recipient, r.event_id,
+    );
+    if (unread === 1) this.deltas.unread(r.recipient, r.conversation_id, 1);
   }
 
   /** The agent has read everything up to `seq` in the conversation (the mark only moves forward). */

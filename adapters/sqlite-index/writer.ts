@@ -4,8 +4,9 @@
 import type Database from "better-sqlite3";
 import { conversationRow, type Conversation, type ConversationRow } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
-import type { IndexBatchItem } from "../../src/ports.js";
+import type { IndexBatchItem, LogEnd } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
+import { LogEnds } from "./log-ends.js";
 import type { RecipientsOf } from "./message-row.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
@@ -17,13 +18,13 @@ import { UnreadMarks } from "./unread-marks.js";
 // Row fields come from the aggregate (the fold of the whole log so far), so applying a batch
 // or re-applying an old one leaves the same row. last_message_at is the arrival time of the
 // message at the highest log position.
+// Parameters by position (id twice): it runs for every conversation of every batch.
 const UPSERT_CONVERSATION = `
   INSERT INTO conversations
     (id, project, title, title_folded, phase, status, archived, root_kind, created_at, updated_at,
      message_count, last_n, last_message_at, exec_ms)
-  VALUES (@id, @project, @title, @title_folded, @phase, @status, @archived, @root_kind, @created_at, @updated_at,
-     @message_count, @last_n,
-     (SELECT received_at FROM messages WHERE conversation_id = @id ORDER BY n DESC LIMIT 1), @exec_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+     (SELECT received_at FROM messages WHERE conversation_id = ? ORDER BY n DESC LIMIT 1), ?)
   ON CONFLICT (id) DO UPDATE SET
     project = excluded.project, title = excluded.title, title_folded = excluded.title_folded,
     phase = excluded.phase,
@@ -60,7 +61,7 @@ const DELETE_EMPTY_AGGREGATES = [
 /** Tables holding rows of one conversation (processed ids and relay marks are not per conversation). */
 const CONVERSATION_TABLES = [
   "messages", "recipients", "participants", "views", "acks", "phase_transitions", "turns",
-  "completions", "status_changes", "unread_counts", "awaiting_reply", "outbox", "pending_runs",
+  "completions", "status_changes", "unread_counts", "awaiting_reply", "outbox", "pending_runs", "log_ends",
 ] as const;
 const DELETE_CONVERSATION_ROWS = [
   ...CONVERSATION_TABLES.map((t) => `DELETE FROM ${t} WHERE conversation_id = ?`),
@@ -72,6 +73,12 @@ const ALL_TABLES = [
 ] as const;
 const DELETE_ALL_ROWS = ALL_TABLES.map((t) => `DELETE FROM ${t}`);
 
+type ConversationValues = [
+  id: string, project: string, title: string, titleFolded: string, phase: string, status: string, archived: 0 | 1,
+  rootKind: number | null, createdAt: number, updatedAt: number, messageCount: number, lastN: number,
+  lastMessageOf: string, execMs: number,
+];
+
 export class IndexWriter {
   private readonly deltas;
   private readonly unread;
@@ -79,16 +86,18 @@ export class IndexWriter {
   private readonly state;
   readonly outbox;
   readonly pendingRuns;
+  readonly logEnds;
   private readonly upsertConversation;
   private readonly subtractAggregates;
   private readonly selectReplayRows;
   private readonly deleteEmptyAggregates;
   private readonly deleteConversationRows;
   private readonly deleteAllRows;
-  readonly apply: (conv: Conversation, records: readonly LogRecord[]) => void;
+  readonly apply: (conv: Conversation, records: readonly LogRecord[], logBytes?: number) => void;
   readonly applyBatch: (items: readonly IndexBatchItem[]) => void;
   readonly drop: (conversationId: string) => void;
   readonly resetAll: () => void;
+  readonly setLogEnds: (ends: ReadonlyMap<string, LogEnd>) => void;
 
   constructor(db: Database.Database, recipientsOf: RecipientsOf) {
     this.deltas = new AggregateDeltas(db);
@@ -97,35 +106,44 @@ export class IndexWriter {
     this.state = new StateWriter(db);
     this.outbox = new OutboxRows(db);
     this.pendingRuns = new PendingRuns(db);
-    this.upsertConversation = db.prepare<Record<string, string | number | null>>(UPSERT_CONVERSATION);
+    this.logEnds = new LogEnds(db);
+    this.upsertConversation = db.prepare<ConversationValues>(UPSERT_CONVERSATION);
     this.subtractAggregates = [SUBTRACT_VOLUME, SUBTRACT_AUTHOR_COUNTS, SUBTRACT_UNREAD_TOTALS]
       .map((sql) => db.prepare<[string]>(sql));
     this.selectReplayRows = db.prepare<[string], ReplayRow>(SELECT_REPLAY_ROWS);
     this.deleteEmptyAggregates = DELETE_EMPTY_AGGREGATES.map((sql) => db.prepare(sql));
     this.deleteConversationRows = DELETE_CONVERSATION_ROWS.map((sql) => db.prepare<[string]>(sql));
     this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
-    this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[]) => this.applyAll(conv, records));
-    // One commit for many conversations: a commit costs far more than the rows it writes.
+    this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[], logBytes?: number) => {
+      this.deltas.clear();
+      this.applyAll(conv, records, conversationRow(conv), logBytes);
+      this.deltas.flush();
+    });
+    // One commit for many conversations: a commit costs far more than the rows it writes. The
+    // counting tables are written once for the whole batch, summed over its conversations.
     this.applyBatch = db.transaction((items: readonly IndexBatchItem[]) => {
-      for (const { conversation, records, row } of items) this.applyAll(conversation, records, row);
+      this.deltas.clear();
+      for (const { conversation, records, row, logBytes } of items) this.applyAll(conversation, records, row, logBytes);
+      this.deltas.flush();
     });
     this.drop = db.transaction((id: string) => this.dropOne(id));
+    this.setLogEnds = db.transaction((ends: ReadonlyMap<string, LogEnd>) => {
+      for (const [id, end] of ends) this.logEnds.set(id, end);
+    });
     this.resetAll = db.transaction(() => {
       for (const s of this.deleteAllRows) s.run();
     });
   }
 
-  private applyAll(conv: Conversation, records: readonly LogRecord[], row: ConversationRow = conversationRow(conv)): void {
-    this.deltas.clear();
+  // Inside a transaction whose deltas are cleared before and flushed after.
+  private applyAll(conv: Conversation, records: readonly LogRecord[], row: ConversationRow, logBytes: number | undefined): void {
     for (const rec of records) this.applyOne(conv, rec);
-    this.deltas.flush();
-    this.upsertConversation.run({
-      id: conv.id, project: row.project, title: row.title, title_folded: row.title.toLowerCase(),
-      phase: row.phase,
-      status: row.status, archived: row.archived ? 1 : 0, root_kind: row.rootKind ?? null,
-      created_at: row.createdAt, updated_at: row.updatedAt, message_count: row.messageCount,
-      last_n: row.lastN, exec_ms: row.execMs,
-    });
+    this.upsertConversation.run(
+      conv.id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
+      row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, conv.id, row.execMs,
+    );
+    const last = records.at(-1);
+    if (last) this.logEnds.applied(conv.id, last.n, logBytes);
   }
 
   private applyOne(conv: Conversation, rec: LogRecord): void {

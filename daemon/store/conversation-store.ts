@@ -102,13 +102,14 @@ export class ConversationStore {
     applyRecords(conv, stamped);
     // The row as of these records: by the time they are durable the aggregate may be further on.
     const row = conversationRow(conv);
-    const ids = stamped.flatMap((r) => (r.t === "event" ? [r.ev.id] : []));
+    const ids: string[] = [];
+    for (const r of stamped) if (r.t === "event") ids.push(r.ev.id);
     for (const id of ids) this.remember(id);
     this.known.add(conv.id);
     this.cache.grew(conv.events.length - before);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
-      () => this.feeder.add(conv, stamped, row),
+      (logBytes) => this.feeder.add(conv, stamped, row, logBytes),
       (err: unknown) => {
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.

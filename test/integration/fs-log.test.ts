@@ -89,7 +89,7 @@ describe("FileConversationLog: append and read", () => {
     const dir = tempDir();
     const log = new FileConversationLog(dir);
     const ids = Array.from({ length: 50 }, (_, i) => convId(`many ${i}`));
-    const done: Promise<void>[] = [];
+    const done: Promise<number>[] = [];
     for (let n = 1; n <= 40; n++) for (const id of ids) done.push(log.append(id, [rec(n)]));
     await Promise.all(done);
     const stats = log.stats();
@@ -106,7 +106,7 @@ describe("FileConversationLog: append and read", () => {
   it("batches appends that arrive while a flush runs into the next flush", async () => {
     const log = new FileConversationLog(tempDir());
     const id = convId("waves");
-    const done: Promise<void>[] = [];
+    const done: Promise<number>[] = [];
     for (let wave = 0; wave < 20; wave++) {
       for (let i = 1; i <= 100; i++) done.push(log.append(id, [rec(wave * 100 + i)]));
       await new Promise((r) => setImmediate(r)); // let a flush start between waves
@@ -181,6 +181,48 @@ describe("FileConversationLog: list, archive, close", () => {
     expect(problems.sort()).toEqual([`stray_file:${convId("x").toUpperCase()}.jsonl`, "stray_file:notes.txt"].sort());
     await log.list();
     expect(problems).toHaveLength(2); // reported once, not on every scan
+    await log.close();
+  });
+
+  it("an append resolves with the file's size after its lines, also when appends share a flush", async () => {
+    const dir = tempDir();
+    const log = new FileConversationLog(dir);
+    const [a, b] = [convId("size a"), convId("size b")];
+    const ends = await Promise.all([log.append(a, recs(1, 3)), log.append(b, [rec(1, 500)]), log.append(a, [rec(4, 70_000)]), log.append(a, recs(5, 6))]);
+    expect(log.stats().flushes).toBe(1);
+    const path = (id: string) => join(dir, "conversations", `${id}.jsonl`);
+    const lineEnds = (id: string) => {
+      let at = 0;
+      return readFileSync(path(id), "utf8").split("\n").slice(0, -1).map((l) => (at += Buffer.byteLength(l) + 1));
+    };
+    expect(ends).toEqual([lineEnds(a)[2], lineEnds(b)[0], lineEnds(a)[3], lineEnds(a)[5]]);
+    expect(ends[3]).toBe(statSync(path(a)).size);
+    expect(await log.end(a)).toEqual({ n: 6, bytes: statSync(path(a)).size });
+    expect(await log.append(a, [])).toBe(statSync(path(a)).size);
+    expect(await log.end(convId("nobody"))).toEqual({ n: 0, bytes: 0 });
+    await log.close();
+  });
+
+  it("lists every log with its size from the directory, without opening any, and reports strays", async () => {
+    const dir = tempDir();
+    const writer = new FileConversationLog(dir);
+    const [a, b] = [convId("sizes a"), convId("sizes b")];
+    await writer.append(a, recs(1, 2));
+    await writer.append(b, recs(1, 5));
+    await writer.setArchived(b, true);
+    await writer.close();
+    writeFileSync(join(dir, "conversations", `${a}.jsonl`), '{"n":3,"t":"re', { flag: "a" }); // a torn tail counts
+    writeFileSync(join(dir, "conversations", "notes.txt"), "hello");
+    const counting = countingOps();
+    const problems: string[] = [];
+    const log = new FileConversationLog(dir, { fileOps: counting.ops, onProblem: (p) => problems.push(`${p.kind}:${p.id}`) });
+    const sizes = await log.sizes();
+    expect(sizes.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: a, archived: false, bytes: statSync(join(dir, "conversations", `${a}.jsonl`)).size },
+      { id: b, archived: true, bytes: statSync(join(dir, "conversations", "archive", `${b}.jsonl`)).size },
+    ].sort((x, y) => x.id.localeCompare(y.id)));
+    expect(counting.calls.open ?? 0).toBe(0);
+    expect(problems).toEqual(["stray_file:notes.txt"]);
     await log.close();
   });
 

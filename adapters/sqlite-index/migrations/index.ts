@@ -3,10 +3,11 @@
 import { INITIAL } from "./001-initial.js";
 import { AGGREGATES } from "./002-aggregates.js";
 import { OUTBOX } from "./003-outbox.js";
+import { LOG_ENDS } from "./004-log-ends.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
 
-export const MIGRATIONS: readonly Migration[] = [INITIAL, AGGREGATES, OUTBOX];
+export const MIGRATIONS: readonly Migration[] = [INITIAL, AGGREGATES, OUTBOX, LOG_ENDS];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
