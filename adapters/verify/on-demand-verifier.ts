@@ -2,13 +2,22 @@
 // nostr-wasm, ~0.5 ms each; a burst (catch-up, a busy relay) starts the worker pool on every
 // core, and the pool is stopped again once idle. Two worker isolates hold ~50 MB, which an idle
 // daemon should not pay for. Every event is verified either way.
+//
+// nostr-wasm itself is loaded by the first inline check, not at start: a restart whose back-fill
+// only re-reads stored events never needs it, and its compiled module, its wasm heap and the
+// wasm compiler's code cost the main thread ~4 MB of resident memory (docs/architecture.md,
+// "Memory"). The checks made while it loads (~60 ms) use nostr-tools' pure-JS path, same
+// verdicts, answered at once: holding them until the module is there would release them all
+// together, and the pipeline must see a conversation's root before its replies, as they came.
 
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError } from "./errors.js";
+import { jsCheck } from "./js-verify.js";
 import { VerifierPool, type VerifierPoolOptions } from "./verifier-pool.js";
 import type { Verdict } from "./verify-protocol.js";
-import { wasmCheck } from "./wasm-verify.js";
+
+type Check = (ev: NostrEvent) => Verdict;
 
 export interface OnDemandOptions {
   /** Checks per second above which the pool is started. */
@@ -26,6 +35,9 @@ export class OnDemandVerifier implements EventVerifier {
   private windowCount = 0;
   private inflight = 0;
   private closed = false;
+  /** nostr-wasm's check, once loaded; `loading` while it is being loaded. */
+  private inline: Check | undefined;
+  private loading: Promise<unknown> | undefined;
   private readonly burst: number;
   private readonly idleMs: number;
   private readonly now: () => number;
@@ -41,6 +53,11 @@ export class OnDemandVerifier implements EventVerifier {
     return this.pool !== undefined;
   }
 
+  /** True once nostr-wasm is loaded in this thread (the first inline check loads it). */
+  get inlineLoaded(): boolean {
+    return this.inline !== undefined;
+  }
+
   async verify(ev: NostrEvent): Promise<boolean> {
     return (await this.check(ev)) === "ok";
   }
@@ -50,7 +67,9 @@ export class OnDemandVerifier implements EventVerifier {
     const pool = this.pool ?? (this.isBurst() ? this.startPool() : undefined);
     if (!pool) {
       this.stats.inline++;
-      return Promise.resolve(wasmCheck(ev));
+      if (this.inline) return Promise.resolve(this.inline(ev));
+      this.loadInline();
+      return Promise.resolve(jsCheck(ev));
     }
     this.stats.pooled++;
     this.inflight++;
@@ -66,6 +85,14 @@ export class OnDemandVerifier implements EventVerifier {
     clearTimeout(this.idleTimer);
     await this.pool?.close();
     this.pool = undefined;
+  }
+
+  /** Starts loading nostr-wasm, once. Should it fail, checks stay on the pure-JS path and the next one tries again. */
+  private loadInline(): void {
+    this.loading ??= import("./wasm-verify.js").then(
+      (m) => (this.inline = m.wasmCheck),
+      () => (this.loading = undefined),
+    );
   }
 
   private isBurst(): boolean {

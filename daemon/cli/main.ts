@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger, type LogLevel } from "../log.js";
 import type { Command, CommandContext, OptionSpecs, OptionValues, Output } from "./command.js";
-import { COMMANDS } from "./commands/index.js";
+import { COMMANDS, loadCommands } from "./commands/index.js";
 import { classify, EXIT, usageError } from "./errors.js";
 import { commandHelp, globalHelp } from "./help.js";
 import { packageVersion } from "./package-root.js";
@@ -44,10 +44,12 @@ async function dispatch(argv: string[], io: MainIo): Promise<number> {
   const first = parseArgs({ args: argv, options: GLOBAL_OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const cmdToken = first.tokens.find((t) => t.kind === "positional");
   if (cmdToken === undefined) return noCommand(first.values, io);
-  const cmd = COMMANDS.find((c) => c.name === cmdToken.value);
-  if (cmd === undefined) {
+  const entry = COMMANDS.find((c) => c.name === cmdToken.value);
+  if (entry === undefined) {
     throw usageError(`unknown command "${cmdToken.value}": the commands are ${COMMANDS.map((c) => c.name).join(", ")} (see tenexd --help)`);
   }
+  // Only this command's code is loaded: the daemon (`start`) would keep all of them in memory.
+  const cmd = await entry.load();
   const rest = argv.filter((_, i) => i !== cmdToken.index);
   const values = parseCommandArgs(cmd, rest);
   if (values.help === true) {
@@ -57,16 +59,16 @@ async function dispatch(argv: string[], io: MainIo): Promise<number> {
   return cmd.run(context(values, io));
 }
 
-function noCommand(values: OptionValues, io: MainIo): number {
+async function noCommand(values: OptionValues, io: MainIo): Promise<number> {
   if (values.version === true) {
     io.stdout.write(`tenexd ${packageVersion()}\n`);
     return EXIT.OK;
   }
   if (values.help === true) {
-    io.stdout.write(globalHelp(COMMANDS));
+    io.stdout.write(globalHelp(await loadCommands()));
     return EXIT.OK;
   }
-  io.stderr.write(globalHelp(COMMANDS));
+  io.stderr.write(globalHelp(await loadCommands()));
   return EXIT.INVALID;
 }
 

@@ -1,8 +1,10 @@
 // The on-demand verifier: inline checks for a trickle, the worker pool for a burst, the pool
 // stopped when idle; the verdicts are the same either way.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { jsCheck } from "../../adapters/verify/js-verify.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
+import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
 import { newKey, sign } from "../helpers/events.js";
 
 const key = newKey();
@@ -24,6 +26,24 @@ describe("OnDemandVerifier", () => {
     expect(await verifier.check(badId(3))).toBe("bad_id");
     expect(verifier.poolRunning).toBe(false);
     expect(verifier.stats.inline).toBe(3);
+  });
+
+  it("loads nostr-wasm at the first inline check, answering with the pure-JS path meanwhile", async () => {
+    verifier = new OnDemandVerifier({ burstPerSecond: 100 });
+    expect(verifier.inlineLoaded).toBe(false);
+    const whileLoading = await Promise.all([verifier.check(good(1)), verifier.check(badSig(2)), verifier.check(badId(3))]);
+    expect(whileLoading).toEqual(["ok", "bad_signature", "bad_id"]);
+    await vi.waitFor(() => expect(verifier!.inlineLoaded).toBe(true));
+    const loaded = await Promise.all([verifier.check(good(4)), verifier.check(badSig(5)), verifier.check(badId(6))]);
+    expect(loaded).toEqual(["ok", "bad_signature", "bad_id"]);
+    expect(verifier.poolRunning).toBe(false);
+  });
+
+  it("the pure-JS path gives nostr-wasm's verdicts", () => {
+    const upper = good(7);
+    const cases = [good(7), badSig(8), badId(9), { ...upper, id: upper.id.toUpperCase() }, { ...upper, pubkey: upper.pubkey.toUpperCase() }, { ...upper, sig: "00" }];
+    expect(cases.map(jsCheck)).toEqual(cases.map(wasmCheck));
+    expect(cases.map(jsCheck)).toEqual(["ok", "bad_signature", "bad_id", "bad_id", "bad_signature", "bad_signature"]);
   });
 
   it("starts the pool for a burst and gives every event its own verdict, in order", async () => {

@@ -1,30 +1,37 @@
-// Every CLI command, in the order `tenexd --help` lists them.
+// Every CLI command, in the order `tenexd --help` lists them. Each is loaded only when it runs
+// (or for the help that lists them all): `tenexd start` would otherwise carry every other
+// command's code (the client, the offline reads, the import tool) for the daemon's whole life.
 
 import type { Command } from "../command.js";
-import { ack } from "./ack.js";
-import { close, reopen } from "./close.js";
-import { context } from "./context.js";
-import { conversations } from "./conversations.js";
-import { discuss } from "./discuss.js";
-import { doctor } from "./doctor.js";
-import { importCommand } from "./import.js";
-import { inbox } from "./inbox.js";
-import { init } from "./init.js";
-import { keys } from "./keys.js";
-import { read } from "./read.js";
-import { ask } from "./ask.js";
-import { reindex } from "./reindex.js";
-import { reply } from "./reply.js";
-import { routing } from "./routing.js";
-import { send } from "./send.js";
-import { show } from "./show.js";
-import { start } from "./start.js";
-import { stats } from "./stats.js";
-import { status } from "./status.js";
 
-export const COMMANDS: readonly Command[] = [
-  init, keys, doctor, start,
-  status, conversations, show, context, routing, inbox, stats,
-  ask, send, discuss, reply, read, ack, close, reopen,
-  reindex, importCommand,
+export interface CommandEntry {
+  name: string;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "init", load: async () => (await import("./init.js")).init },
+  { name: "keys", load: async () => (await import("./keys.js")).keys },
+  { name: "doctor", load: async () => (await import("./doctor.js")).doctor },
+  { name: "start", load: async () => (await import("./start.js")).start },
+  { name: "status", load: async () => (await import("./status.js")).status },
+  { name: "conversations", load: async () => (await import("./conversations.js")).conversations },
+  { name: "show", load: async () => (await import("./show.js")).show },
+  { name: "context", load: async () => (await import("./context.js")).context },
+  { name: "routing", load: async () => (await import("./routing.js")).routing },
+  { name: "inbox", load: async () => (await import("./inbox.js")).inbox },
+  { name: "stats", load: async () => (await import("./stats.js")).stats },
+  { name: "ask", load: async () => (await import("./ask.js")).ask },
+  { name: "send", load: async () => (await import("./send.js")).send },
+  { name: "discuss", load: async () => (await import("./discuss.js")).discuss },
+  { name: "reply", load: async () => (await import("./reply.js")).reply },
+  { name: "read", load: async () => (await import("./read.js")).read },
+  { name: "ack", load: async () => (await import("./ack.js")).ack },
+  { name: "close", load: async () => (await import("./close.js")).close },
+  { name: "reopen", load: async () => (await import("./close.js")).reopen },
+  { name: "reindex", load: async () => (await import("./reindex.js")).reindex },
+  { name: "import", load: async () => (await import("./import.js")).importCommand },
 ];
+
+/** Every command, loaded (for the help that lists them). */
+export const loadCommands = (): Promise<Command[]> => Promise.all(COMMANDS.map((c) => c.load()));
