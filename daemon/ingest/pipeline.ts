@@ -123,6 +123,11 @@ export class IngestPipeline {
     const coord = projectOf(ev.tags);
     // Relays deliver other projects' events too (live delivery ignores #a filters).
     if (coord !== undefined && coord !== this.d.project.coordinate) return this.ignore("other_project", ev.id);
+    // A reply without the project tag belongs to us only through its root. Delivered in order,
+    // the root may still be being checked when the reply comes: wait for it rather than drop
+    // the reply.
+    const root = coord === undefined && !this.d.store.has(convId) ? this.inFlight.get(convId) : undefined;
+    if (root) await root.catch(() => undefined);
     if (coord === undefined && !this.d.store.has(convId)) {
       // A back-fill pages newest first and meets replies before their roots: one without the
       // project tag is handed back, to be tried again once the back-fill has brought its root.

@@ -14,7 +14,7 @@ import { IngestCounters } from "../../daemon/ingest/counters.js";
 import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
 import { ConversationStore } from "../../daemon/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
-import { testProject } from "../helpers/events.js";
+import { sign, testProject } from "../helpers/events.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -102,6 +102,22 @@ describe("ingest pipeline", () => {
     await d.pipeline.ingest(p.reply(p.owner, root, "one more thing", [], [["status", "open"]]));
     const statuses = (await d.log.read(root.id)).flatMap((r) => (r.t === "status" ? [r.status] : []));
     expect(statuses).toEqual(["closed", "open"]);
+    await d.close();
+  });
+
+  it("a reply without the project tag, arriving while its root is still being checked, waits for the root", async () => {
+    const { dir, p } = setup();
+    const root = p.root(p.owner, "the root");
+    // As NDK's reply() builds it: no `a` tag.
+    const untagged = (replyTo: NostrEvent, content: string) =>
+      sign(p.owner, 1111, content, p.reply(p.owner, replyTo, content).tags.filter((t) => t[0] !== "a"));
+    const d = await open(dir, p);
+    // Both handed over at once, root first, as a relay delivers them.
+    const [r1, r2] = await Promise.all([d.pipeline.ingest(root), d.pipeline.ingest(untagged(root, "reply"))]);
+    expect(r1.status).toBe("accepted");
+    expect(r2.status).toBe("accepted");
+    // With its root nowhere, such a reply is ignored, and counted.
+    expect(await d.pipeline.ingest(untagged(p.root(p.owner, "never sent"), "orphan"))).toMatchObject({ status: "ignored", reason: "no_project_tag" });
     await d.close();
   });
 });
