@@ -4,11 +4,12 @@
 // daemon should not pay for. Every event is verified either way.
 //
 // nostr-wasm itself is loaded by the first inline check, not at start: a restart whose back-fill
-// only re-reads stored events never needs it, and its compiled module, its wasm heap and the
-// wasm compiler's code cost the main thread ~4 MB of resident memory (docs/architecture.md,
-// "Memory"). The checks made while it loads (~60 ms) use nostr-tools' pure-JS path, same
-// verdicts, answered at once: holding them until the module is there would release them all
-// together, and the pipeline must see a conversation's root before its replies, as they came.
+// only re-reads stored events does not need it until the first event to check arrives (or is
+// published), and its compiled module, its wasm heap and the wasm compiler's code cost the main
+// thread ~4 MB of resident memory (docs/architecture.md, "Memory"). The checks made while it
+// loads (~60 ms) use nostr-tools' pure-JS path, same verdicts, answered at once: holding them
+// until the module is there would release them all together, and the pipeline must see a
+// conversation's root before its replies, as they came.
 
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
