@@ -117,7 +117,13 @@ describe("agents on Nostr, end to end", () => {
     // Every event of the conversation is in the log once.
     const ids = log.filter((r) => r.t === "event").map((r) => r.ev.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(expect.arrayContaining(done.map((e) => e.id)));
+    // Seen once in CI (8 replies on the relay, 7 in the log) and not reproduced since: if it
+    // comes back, say who wrote the missing event and what it was.
+    const missing = done.filter((e) => !ids.includes(e.id)).map((e) => ({
+      id: e.id, author: Object.entries(project.agents).find(([, pk]) => pk === e.pubkey)?.[0] ?? e.pubkey,
+      created_at: e.created_at, tags: e.tags, content: e.content.slice(0, 200),
+    }));
+    expect(missing, `log: ${JSON.stringify(log.map((r) => (r.t === "event" ? { t: r.t, id: r.ev.id, at: r.at } : { t: r.t, at: r.at })))}`).toEqual([]);
   });
 
   it("`tenexd ask` starts a conversation signed by the owner, and the orchestrator takes it from there", async () => {
