@@ -9,6 +9,13 @@
 // bound on events still being ingested holds the next page back when storage falls behind.
 // Duplicates (the overlap, several relays, live and back-fill racing) are harmless: the
 // pipeline deduplicates by event id.
+//
+// Relays cap `limit` (strfry at 500 by default, ours at 1,000) and answer a larger one with
+// fewer events, without saying so; "fewer than the limit" is what ends a filter's paging, so a
+// page size above the cap would end every filter after its first page and lose the rest. The
+// page size is therefore learned first: each filter alone, until one answers a full page (the
+// relay honours the page size) or all have answered, and the largest answer is a size the relay
+// honours (see learnPageSize).
 
 import { matchFilter, type Filter } from "nostr-tools/filter";
 import type { QueryEnd, RelayFilter } from "../src/ports.js";
@@ -61,31 +68,48 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
     );
     pending.add(settled);
   };
-  let active = o.filters;
-  let until: number | undefined;
+  // Ids handed to ingest by the previous page (or the probes): the next page asks that page's
+  // boundary second again (and the first page repeats the probes), so a copy is expected and
+  // skipped here. Only one page back is kept: memory stays bounded by the page size.
+  let previous = new Set<unknown>();
+  let current = new Set<unknown>();
+  const turnPage = () => {
+    previous = current;
+    current = new Set();
+  };
+  // One REQ, once storage has caught up enough: its events are ingested as they come and
+  // counted once it ends.
+  const ask = async (filters: RelayFilter[]): Promise<{ page: unknown[]; end: QueryEnd }> => {
+    while (pending.size > o.maxInFlight) await Promise.race(pending);
+    const page: unknown[] = [];
+    const end = await o.query(filters, (ev) => {
+      page.push(ev);
+      const id = (ev as { id?: unknown } | null)?.id;
+      if (typeof id === "string" && (previous.has(id) || current.has(id))) return;
+      current.add(id);
+      track(ev);
+    });
+    result.pages++;
+    result.fetched += page.length;
+    const { newest } = timeRange(page);
+    if (newest !== undefined) result.newest = Math.max(result.newest ?? 0, newest);
+    return { page, end };
+  };
   try {
+    const start = await learnPageSize(o, ask);
+    if ("reason" in start) return { ...result, reason: start.reason };
+    turnPage();
+    const { limit } = start;
+    let { active, until } = start;
     while (active.length > 0) {
       if (o.stopped?.()) return { ...result, reason: "stopped" };
-      const paged = active.map((f) => pageFilter(f, o.since, until, o.pageSize));
-      const times: number[] = [];
-      const page: unknown[] = [];
-      const end = await o.query(paged, (ev) => {
-        page.push(ev);
-        track(ev);
-      });
-      result.pages++;
-      result.fetched += page.length;
+      const paged = active.map((f) => pageFilter(f, o.since, until, limit));
+      const { page, end } = await ask(paged);
+      turnPage();
       if (!end.complete) return { ...result, reason: end.reason ?? "query ended early" };
-      for (const ev of page) {
-        const t = (ev as { created_at?: unknown } | null)?.created_at;
-        // Events are not checked yet: a created_at that is no timestamp moves no cursor.
-        if (typeof t === "number" && Number.isSafeInteger(t) && t >= 0) times.push(t);
-      }
-      if (times.length > 0) result.newest = Math.max(result.newest ?? 0, ...times);
-      const next = nextPage(active, paged, page, until, o.pageSize);
+      const next = nextPage(active, paged, page, until, limit);
       if (next.truncated) result.truncated = true;
       ({ active, until } = next);
-      while (pending.size > o.maxInFlight) await Promise.race(pending);
     }
     await Promise.all(pending);
     // Oldest first, as they were published (the pipeline keeps each conversation's order).
@@ -96,6 +120,55 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   } finally {
     await Promise.all(pending);
   }
+}
+
+interface Start {
+  /** The page size to ask for: one the relay honours. */
+  limit: number;
+  /** The filters still to page, from `until` down. */
+  active: RelayFilter[];
+  until: number | undefined;
+}
+
+/**
+ * A page size the relay honours, and where paging goes on from. A relay answers a filter with
+ * min(limit, its cap, what it holds) events. If some filter alone gets a full page, the relay
+ * honours `o.pageSize` and every filter is paged from the top. Otherwise every filter has been
+ * asked alone, and the largest answer is at most the cap, so that size is honoured: a filter
+ * that got less is done (it got all it matches), and those that got that many were each
+ * answered down to their oldest second, from where they go on. The events of these answers are
+ * taken in like any page's. Stops early (with the reason) like a page would.
+ */
+async function learnPageSize(
+  o: CatchupOptions, ask: (filters: RelayFilter[]) => Promise<{ page: unknown[]; end: QueryEnd }>,
+): Promise<Start | { reason: string }> {
+  const answers: { filter: RelayFilter; count: number; oldest: number | undefined }[] = [];
+  for (const filter of o.filters) {
+    if (o.stopped?.()) return { reason: "stopped" };
+    const { page, end } = await ask([pageFilter(filter, o.since, undefined, o.pageSize)]);
+    if (!end.complete) return { reason: end.reason ?? "query ended early" };
+    if (page.length >= o.pageSize) return { limit: o.pageSize, active: o.filters, until: undefined };
+    answers.push({ filter, count: page.length, oldest: timeRange(page).oldest });
+  }
+  const limit = Math.max(0, ...answers.map((a) => a.count));
+  const open = limit === 0 ? [] : answers.filter((a) => a.count === limit);
+  const oldest = open.map((a) => a.oldest);
+  // An answer without a single valid timestamp gives no cursor: those filters go on from the top.
+  const until = oldest.includes(undefined) ? undefined : Math.max(...(oldest as number[]));
+  return { limit, active: open.map((a) => a.filter), until };
+}
+
+/** Newest and oldest created_at of a page. Events are not checked yet: one that is no timestamp counts for nothing. */
+function timeRange(page: unknown[]): { newest: number | undefined; oldest: number | undefined } {
+  let newest: number | undefined;
+  let oldest: number | undefined;
+  for (const ev of page) {
+    const t = (ev as { created_at?: unknown } | null)?.created_at;
+    if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) continue;
+    if (newest === undefined || t > newest) newest = t;
+    if (oldest === undefined || t < oldest) oldest = t;
+  }
+  return { newest, oldest };
 }
 
 function pageFilter(f: RelayFilter, since: number | undefined, until: number | undefined, limit: number): RelayFilter {
