@@ -21,6 +21,7 @@ import { agentsToRun } from "./agents/dispatch.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
 import { Escalator } from "./escalation.js";
+import { escalationState } from "./escalation-state.js";
 import { logFingerprint, parseMarker, sameFingerprint } from "./log-fingerprint.js";
 import { publishHeartbeat } from "./heartbeat.js";
 import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-recovery.js";
@@ -273,6 +274,8 @@ export class Daemon {
       },
       publish: (ev) => this.publisher.publish(project.orchestrator.pubkey, ev),
       nowSecs: () => Math.floor(this.clock.now() / 1000),
+      // What was already told survives a restart: the owner is not told again about a problem still present.
+      state: escalationState(project.tenexDir, (detail) => this.problem("escalation_state_unreadable", detail)),
     });
     const loops = [
       new BackgroundLoop("outbox", 1_000, () => this.outbox.retryDue(), now),
