@@ -4,7 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { createOutgoingNoticeMessage } from "@nostr-relay/common";
 import { NostrRelay } from "@nostr-relay/core";
-import { EventRepositorySqlite } from "@nostr-relay/event-repository-sqlite";
+import { TagQueryRepository } from "./tag-query-repository.js";
 import { Validator } from "@nostr-relay/validator";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 
@@ -30,7 +30,7 @@ const MAX_SUBSCRIPTIONS_PER_CLIENT = 256;
 
 export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<EmbeddedRelay> {
   const host = opts.host ?? "127.0.0.1";
-  const repository = new EventRepositorySqlite(opts.dbPath);
+  const repository = new TagQueryRepository(opts.dbPath);
   await repository.init();
   const relay = new NostrRelay(repository, {
     // A cached REQ result would hide events stored in the last second from a back-fill.
@@ -84,7 +84,7 @@ function listening(wss: WebSocketServer): Promise<void> {
   });
 }
 
-async function shutdown(wss: WebSocketServer, relay: NostrRelay, repository: EventRepositorySqlite): Promise<void> {
+async function shutdown(wss: WebSocketServer, relay: NostrRelay, repository: TagQueryRepository): Promise<void> {
   for (const client of wss.clients) client.terminate();
   await new Promise<void>((resolve) => wss.close(() => resolve()));
   await relay.destroy();
