@@ -88,7 +88,7 @@ export class IngestPipeline {
     // Relays repeat themselves (several relays, overlap windows, reconnects). An id we already
     // hold was checked when it was stored, and the id is the hash of the whole event: a copy is
     // dropped here, before paying for its checks and ~0.5 ms for its signature.
-    if (id !== undefined && id.length === 64 && this.d.store.hasEvent(id)) {
+    if (id !== undefined && id.length === 64 && this.d.store.hasEvent(id, conversationHint(raw))) {
       this.d.counters.duplicates.total++;
       return { status: "duplicate", eventId: id };
     }
@@ -191,6 +191,15 @@ export class IngestPipeline {
 function sentId(raw: unknown): string | undefined {
   const id = (raw as { id?: unknown } | null)?.id;
   return typeof id === "string" ? id : undefined;
+}
+
+/** The conversation an event names, read before it is checked (a hint for the duplicate lookup). */
+function conversationHint(raw: unknown): string | undefined {
+  try {
+    return conversationIdOf(raw as NostrEvent);
+  } catch {
+    return undefined; // not event-shaped: the edge checks will say why
+  }
 }
 
 /** The id as sent, cut to 64 characters for reports. */

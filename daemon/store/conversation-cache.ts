@@ -23,6 +23,11 @@ export class ConversationCache {
     return conv;
   }
 
+  /** The conversation if cached, without marking it used (a lookup, not a use). */
+  peek(id: string): Conversation | undefined {
+    return this.map.get(id);
+  }
+
   set(conv: Conversation): void {
     const old = this.map.get(conv.id);
     if (old) this.events -= old.events.length;

@@ -90,9 +90,17 @@ export class ConversationStore {
     return conv;
   }
 
-  /** Whether the event is already stored or being stored (a duplicate needs no verification). */
-  hasEvent(id: string): boolean {
-    return this.recent.has(id) || this.opts.index.isProcessed(id);
+  /**
+   * Whether the event is already stored or being stored (a duplicate needs no verification).
+   * `conversationId`: the conversation the event's own tags name, if known. An event can only be
+   * stored there (its id covers its tags), and a cached conversation holds all its events, so
+   * it answers alone: no index lookup (two B-tree probes, 5-18 µs) for each new event of a
+   * conversation in memory, which is every event of a burst after its conversation's first.
+   */
+  hasEvent(id: string, conversationId?: string): boolean {
+    if (this.recent.has(id)) return true;
+    const conv = conversationId === undefined ? undefined : this.cache.peek(conversationId);
+    return conv ? conv.eventsById.has(id) : this.opts.index.isProcessed(id);
   }
 
   commit(conv: Conversation, records: readonly NewRecord[]): Commit {

@@ -40,7 +40,7 @@ async function open(dir: string, project: ReturnType<typeof testProject>) {
     await log.close();
     index.close();
   };
-  return { pipeline, checked, counters, close, log };
+  return { pipeline, checked, counters, close, log, index };
 }
 
 function setup() {
@@ -63,6 +63,34 @@ describe("ingest pipeline", () => {
     expect((await d.pipeline.ingest(root)).status).toBe("duplicate");
     expect(d.checked).toEqual([]);
     expect((await d.log.read(root.id)).filter((r) => r.t === "event")).toHaveLength(1);
+    await d.close();
+  });
+
+  it("after a restart, a repeat is found in its conversation once that is in memory, in the index otherwise", async () => {
+    const { dir, p } = setup();
+    const planner = p.agents.planner!;
+    const root = p.root(p.owner, "hello", [planner.pubkey]);
+    const reply = p.reply(planner, root, "on it");
+    const other = p.root(p.owner, "another");
+    let d = await open(dir, p);
+    for (const ev of [root, reply, other]) expect((await d.pipeline.ingest(ev)).status).toBe("accepted");
+    await d.close();
+
+    d = await open(dir, p);
+    let lookups = 0;
+    const isProcessed = d.index.isProcessed.bind(d.index);
+    d.index.isProcessed = (id: string) => (lookups++, isProcessed(id));
+    // Neither conversation is in memory: the index answers.
+    expect((await d.pipeline.ingest(reply)).status).toBe("duplicate");
+    expect(lookups).toBe(1);
+    // A new reply loads its conversation; repeats of its events are then answered from memory.
+    expect((await d.pipeline.ingest(p.reply(p.owner, root, "thanks"))).status).toBe("accepted");
+    lookups = 0;
+    for (const ev of [root, reply]) expect((await d.pipeline.ingest(ev)).status).toBe("duplicate");
+    expect(lookups).toBe(0);
+    expect((await d.pipeline.ingest(other)).status).toBe("duplicate");
+    expect(lookups).toBe(1);
+    expect(d.checked).toHaveLength(1);
     await d.close();
   });
 
