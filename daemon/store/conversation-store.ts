@@ -93,13 +93,15 @@ export class ConversationStore {
   /**
    * Whether the event is already stored or being stored (a duplicate needs no verification).
    * `conversationId`: the conversation the event's own tags name, if known. An event can only be
-   * stored there (its id covers its tags), and a cached conversation holds all its events, so
-   * it answers alone: no index lookup (two B-tree probes, 5-18 µs) for each new event of a
-   * conversation in memory, which is every event of a burst after its conversation's first.
+   * stored there (its id covers its tags), so a conversation we hold nothing of answers "no",
+   * and a cached one (it holds all its events) answers alone: the index lookup (two B-tree
+   * probes, 5-18 µs) is left for events of conversations stored but not in memory.
    */
   hasEvent(id: string, conversationId?: string): boolean {
     if (this.recent.has(id)) return true;
-    const conv = conversationId === undefined ? undefined : this.cache.peek(conversationId);
+    if (conversationId === undefined) return this.opts.index.isProcessed(id);
+    if (!this.has(conversationId)) return false;
+    const conv = this.cache.peek(conversationId);
     return conv ? conv.eventsById.has(id) : this.opts.index.isProcessed(id);
   }
 
