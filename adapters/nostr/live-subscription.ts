@@ -76,7 +76,6 @@ export class LiveSubscription implements RelaySubscription {
     this.perRelay.set(
       link.url,
       openRelaySub(this.ndk, link.relay, this.filters, {
-        closeOnEose: false,
         onEvent: (ev) => {
           if (!this.closed) this.hooks.onEvent(ev, link.url);
         },

@@ -1,12 +1,11 @@
-// One NDK subscription pinned to one relay: the unit both live subscriptions and fetches are
-// built from, so every event arrives with the relay that actually sent it.
+// One live NDK subscription pinned to one relay, so every event arrives with the relay that
+// actually sent it. (Stored-event queries do not use NDK: query-connection.ts.)
 
 import NDK, { NDKRelaySet, NDKSubscriptionCacheUsage, type NDKEvent, type NDKRelay, type NDKSubscription } from "@nostr-dev-kit/ndk";
 import type { RelayFilter } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 
 export interface RelaySubHandlers {
-  closeOnEose: boolean;
   onEvent(ev: NostrEvent): void;
   onEose?(): void;
   /** The relay ended the subscription itself (CLOSED), with its reason. */
@@ -20,7 +19,7 @@ export function openRelaySub(ndk: NDK, relay: NDKRelay, filters: RelayFilter[], 
   const sub = ndk.subscribe(
     filters,
     {
-      closeOnEose: h.closeOnEose,
+      closeOnEose: false,
       groupable: false,
       relaySet: new NDKRelaySet(new Set([relay]), ndk),
       // Without it NDK hands this subscription matching events that other relays sent.
