@@ -12,13 +12,40 @@ import { writeBenchProject } from "./bench-project.js";
 import { ChildFailedError, indexedMessages, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { startReplayRelay } from "./replay-relay.js";
+import type { NostrEvent } from "../src/types.js";
 import { benchKeys, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
 
 const START_TIMEOUT_MS = 30_000;
 const INGEST_TIMEOUT_MS = 600_000;
 
+// Single runs swing by ±25% on this shared machine: the figure is the median of three.
+const RUNS = 3;
+
+interface LiveRun {
+  rate: number;
+  ms: number;
+  cores: number;
+}
+
 export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   const events = inArrivalOrder(await loadDataset(SHAPES.c200x50, ctx.progress));
+  const runs: LiveRun[] = [];
+  for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) runs.push(await liveRun(events));
+  const { rate, ms, cores } = [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)]!;
+  const spread = runs.length > 1 ? `median of ${runs.length} runs (${runs.map((r) => r.rate).join(", ")} ev/s), each a fresh project; the median run: ` : "";
+  const verify = ctx.limits.verifyEvps;
+  return [{
+    name: "ingest_live_200x50_evps", value: rate, unit: "ev/s",
+    ...(verify !== undefined ? { limit: verify * ctx.cores } : {}),
+    note: `tenexd as a child process, the ${events.length} events of 200 × 50 in created_at order pushed down its live ` +
+      `subscription from loopback as fast as the socket takes them (a load generator, not a relay: a relay's publish path ` +
+      `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${spread}${Math.round(ms)} ms from the first ` +
+      `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores}; limit = verify rate × ${ctx.cores} cores`,
+  }];
+}
+
+/** One daemon on a fresh project, fed the events live; resolves once its index holds them all. */
+async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
   const replay = await startReplayRelay(events);
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-bench-"));
   try {
@@ -33,16 +60,7 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
         return n >= events.length ? n : undefined;
       }, INGEST_TIMEOUT_MS, `not all ${events.length} events indexed`);
       const ms = performance.now() - started;
-      const cores = (daemon.cpuSeconds() - cpu0) / (ms / 1000);
-      const verify = ctx.limits.verifyEvps;
-      return [{
-        name: "ingest_live_200x50_evps", value: evps(Math.min(indexed, events.length), ms), unit: "ev/s",
-        ...(verify !== undefined ? { limit: verify * ctx.cores } : {}),
-        note: `tenexd as a child process, the ${events.length} events of 200 × 50 in created_at order pushed down its live ` +
-          `subscription from loopback as fast as the socket takes them (a load generator, not a relay: a relay's publish path ` +
-          `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${Math.round(ms)} ms from the first event ` +
-          `sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores}; limit = verify rate × ${ctx.cores} cores`,
-      }];
+      return { rate: evps(Math.min(indexed, events.length), ms), ms, cores: (daemon.cpuSeconds() - cpu0) / (ms / 1000) };
     } finally {
       await daemon.stop();
     }

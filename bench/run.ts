@@ -66,7 +66,7 @@ const TASKS: Task[] = [
     run: async (ctx) => withLimit(await benchSqliteLimit(), "sqlite_insert_limit_rps", (v) => (ctx.limits.sqliteRps = v)),
   },
   { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
-  { id: "live-ingest", est: [15, 15], produces: ["ingest_live_"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "live-ingest", est: [8, 25], produces: ["ingest_live_"], run: (ctx) => benchLiveIngest(ctx) },
   {
     id: "relay-ingest", est: [25, 25], produces: ["ingest_relay_"],
     run: async (ctx, s) => {
@@ -75,7 +75,7 @@ const TASKS: Task[] = [
     },
   },
   {
-    id: "catchup", est: [40, 40], produces: ["catchup_"], needs: ["ingest", "live-ingest", "relay-ingest"],
+    id: "catchup", est: [40, 70], produces: ["catchup_"], needs: ["ingest", "live-ingest", "relay-ingest"],
     run: async (ctx, s) => {
       try {
         return await benchCatchup(ctx, s.scenario!, value(s, "ingest_live_200x50_evps"), value(s, "ingest_200x50_evps"));
