@@ -15,8 +15,6 @@ export interface ReplayRelay {
   url: string;
   /** performance.now() when the first event went out; undefined until a live REQ came. */
   startedAt(): number | undefined;
-  /** Resolves once every event has been handed to the socket. */
-  sent(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,8 +30,6 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
   // Serialized before the clock starts: what is measured is the daemon, not JSON.stringify here.
   const bodies = events.map((ev) => JSON.stringify(ev));
   let started: number | undefined;
-  let finish!: () => void;
-  const done = new Promise<void>((r) => (finish = r));
 
   const push = async (ws: WebSocket, subId: string) => {
     const head = `["EVENT",${JSON.stringify(subId)},`;
@@ -43,7 +39,6 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
       while (ws.bufferedAmount > HIGH_WATER_BYTES) await new Promise((r) => setTimeout(r, 1));
       ws.send(`${head}${body}]`);
     }
-    finish();
   };
 
   wss.on("connection", (ws) => {
@@ -68,7 +63,6 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
   return {
     url: `ws://127.0.0.1:${port}`,
     startedAt: () => started,
-    sent: () => done,
     close: () => new Promise<void>((r) => {
       for (const c of wss.clients) c.terminate();
       wss.close(() => r());

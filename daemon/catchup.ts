@@ -154,7 +154,7 @@ async function learnPageSize(
   const open = limit === 0 ? [] : answers.filter((a) => a.count === limit);
   const oldest = open.map((a) => a.oldest);
   // An answer without a single valid timestamp gives no cursor: those filters go on from the top.
-  const until = oldest.includes(undefined) ? undefined : Math.max(...(oldest as number[]));
+  const until = open.length === 0 || oldest.includes(undefined) ? undefined : Math.max(...(oldest as number[]));
   return { limit, active: open.map((a) => a.filter), until };
 }
 
