@@ -24,6 +24,13 @@ export function benchContext(quick: boolean, progress: (msg: string) => void): B
 }
 
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The run of median `rate`, and "median of N runs (a, b, c ev/s)" for the note ("" for one run). */
+export function medianRun<T extends { rate: number }>(runs: readonly T[]): { run: T; spread: string } {
+  const run = [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)]!;
+  const spread = runs.length > 1 ? `median of ${runs.length} runs (${runs.map((r) => r.rate).join(", ")} ev/s)` : "";
+  return { run, spread };
+}
 export const round = (x: number, digits = 0): number => Math.round(x * 10 ** digits) / 10 ** digits;
 export const evps = (n: number, ms: number): number => Math.round(n / (ms / 1000));
 

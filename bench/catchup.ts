@@ -9,7 +9,7 @@
 // socket and no second process on the two cores.
 
 import { cpSync, rmSync } from "node:fs";
-import { evps, round, type BenchContext } from "./bench-context.js";
+import { evps, medianRun, round, type BenchContext } from "./bench-context.js";
 import { cachedRelayDb } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { goalText } from "./goals.js";
@@ -51,11 +51,10 @@ export async function benchCatchup(
   } finally {
     rmSync(saved, { recursive: true, force: true });
   }
-  const { rate, caught, run } = [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)]!;
-  const spread = runs.length > 1 ? `median of ${runs.length} runs (${runs.map((r) => r.rate).join(", ")} ev/s), each from the same stored state; the median run: ` : "";
+  const { run: { rate, caught, run }, spread } = medianRun(runs);
   const figures: Figure[] = [{
     name: "catchup_10k_evps", value: rate, unit: "ev/s", ...(liveEvps !== undefined ? { goal: `≥ ${Math.ceil(0.8 * liveEvps)} (80% of live)`, limit: liveEvps } : {}),
-    note: `${added} events missed while the daemon was down (50 more in each of 200 stored conversations), every signature verified; ${spread}` +
+    note: `${added} events missed while the daemon was down (50 more in each of 200 stored conversations), every signature verified; ${spread ? `${spread}, each from the same stored state; the median run: ` : ""}` +
       `${caught} in the index after ${Math.round(run.ms)} ms (${backfillText(run, expected)}; fetched includes the overlap window); ` +
       `limit = live ingest rate (ingest_live_200x50_evps, same run)`,
   }];

@@ -230,13 +230,18 @@ export function cpuSecondsOf(pid: number): number {
  * The first log line with this message (e.g. the back-fill's "caught up"); stderr may trail
  * the ready line on stdout by a moment, so it waits a little for it.
  */
-export async function logLine(d: DaemonChild, msg: string, timeoutMs = 5_000): Promise<LogLine> {
-  const until = performance.now() + timeoutMs;
+export function logLine(d: DaemonChild, msg: string, timeoutMs = 5_000): Promise<LogLine> {
+  return pollFor(() => d.logs.find((l) => l.msg === msg), timeoutMs, `no "${msg}" log line`, 20);
+}
+
+/** `probe`'s first defined answer, asked every `everyMs`; ChildFailedError("<what> within …") after `timeoutMs`. */
+export async function pollFor<T>(probe: () => T | undefined, timeoutMs: number, what: string, everyMs = 50): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const line = d.logs.find((l) => l.msg === msg);
-    if (line) return line;
-    if (performance.now() > until) throw new ChildFailedError(`no "${msg}" log line within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
+    const v = probe();
+    if (v !== undefined) return v;
+    if (performance.now() > deadline) throw new ChildFailedError(`${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evps, round, type BenchContext } from "./bench-context.js";
+import { evps, medianRun, round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject } from "./bench-project.js";
-import { ChildFailedError, indexedMessages, startDaemon } from "./child-daemon.js";
+import { indexedMessages, pollFor, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { startReplayRelay } from "./replay-relay.js";
 import type { NostrEvent } from "../src/types.js";
@@ -31,15 +31,14 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   const events = inArrivalOrder(await loadDataset(SHAPES.c200x50, ctx.progress));
   const runs: LiveRun[] = [];
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) runs.push(await liveRun(events));
-  const { rate, ms, cores } = [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)]!;
-  const spread = runs.length > 1 ? `median of ${runs.length} runs (${runs.map((r) => r.rate).join(", ")} ev/s), each a fresh project; the median run: ` : "";
+  const { run: { rate, ms, cores }, spread } = medianRun(runs);
   const verify = ctx.limits.verifyEvps;
   return [{
     name: "ingest_live_200x50_evps", value: rate, unit: "ev/s",
     ...(verify !== undefined ? { limit: verify * ctx.cores } : {}),
     note: `tenexd as a child process, the ${events.length} events of 200 × 50 in created_at order pushed down its live ` +
       `subscription from loopback as fast as the socket takes them (a load generator, not a relay: a relay's publish path ` +
-      `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${spread}${Math.round(ms)} ms from the first ` +
+      `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${spread ? `${spread}, each a fresh project; the median run: ` : ""}${Math.round(ms)} ms from the first ` +
       `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores}; limit = verify rate × ${ctx.cores} cores`,
   }];
 }
@@ -52,10 +51,10 @@ async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
     const project = writeBenchProject(join(dir, "project"), benchKeys(), [replay.url]);
     const daemon = await startDaemon(project.dir);
     try {
-      const started = await until(() => replay.startedAt(), START_TIMEOUT_MS, "no live subscription");
+      const started = await pollFor(() => replay.startedAt(), START_TIMEOUT_MS, "no live subscription");
       const cpu0 = daemon.cpuSeconds();
       const indexPath = join(project.tenexDir, "index.sqlite");
-      const indexed = await until(() => {
+      const indexed = await pollFor(() => {
         const n = indexedMessages(indexPath);
         return n >= events.length ? n : undefined;
       }, INGEST_TIMEOUT_MS, `not all ${events.length} events indexed`);
@@ -67,15 +66,5 @@ async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
   } finally {
     await replay.close();
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function until<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (performance.now() > deadline) throw new ChildFailedError(`${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

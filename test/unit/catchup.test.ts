@@ -27,6 +27,16 @@ function ev(kind: number, createdAt: number, tags: string[][]): NostrEvent {
   return { id, pubkey: USER, created_at: createdAt, kind, tags, content: `event ${n}`, sig: "" };
 }
 
+/** `count` events, `perSecond` to a second, that the three filters overlap on: roots, and replies to agents and users. */
+function overlapping(count: number, perSecond: number): NostrEvent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const at = T + Math.floor(i / perSecond);
+    if (i % 10 === 0) return ev(11, at, [["a", A]]);
+    // Half the replies carry the project tag; those NDK's reply() builds do not.
+    return ev(1111, at, [...(i % 2 ? [["a", A]] : []), ["p", AGENT], ["P", USER]]);
+  });
+}
+
 async function relayWith(events: NostrEvent[]): Promise<MemoryRelayGateway> {
   const relay = new MemoryRelayGateway("ws://relay.test");
   for (const e of events) await relay.publish(e);
@@ -53,13 +63,7 @@ function run(relay: MemoryRelayGateway, o: Partial<CatchupOptions> = {}) {
 
 describe("catchUp", () => {
   it("pages overlapping filters down to the start, fetching each event about once", async () => {
-    const events: NostrEvent[] = [];
-    for (let i = 0; i < 600; i++) {
-      const at = T + Math.floor(i / 6);
-      if (i % 10 === 0) events.push(ev(11, at, [["a", A]]));
-      // Half the replies carry the project tag; those NDK's reply() builds do not.
-      else events.push(ev(1111, at, [...(i % 2 ? [["a", A]] : []), ["p", AGENT], ["P", USER]]));
-    }
+    const events = overlapping(600, 6);
     const r = run(await relayWith(events));
     const result = await r.result;
     expect(result).toMatchObject({ complete: true, truncated: false, newest: T + 99 });
@@ -78,12 +82,7 @@ describe("catchUp", () => {
   });
 
   it("takes everything from a relay that caps `limit` below the page size (as strfry does at 500)", async () => {
-    const events: NostrEvent[] = [];
-    for (let i = 0; i < 600; i++) {
-      const at = T + Math.floor(i / 3);
-      if (i % 10 === 0) events.push(ev(11, at, [["a", A]]));
-      else events.push(ev(1111, at, [...(i % 2 ? [["a", A]] : []), ["p", AGENT], ["P", USER]]));
-    }
+    const events = overlapping(600, 3);
     const relay = await relayWith(events);
     const capped = (filters: RelayFilter[], onEvent: (e: unknown) => void) =>
       relay.query(relay.url, filters.map((f) => ({ ...f, limit: Math.min(f.limit ?? 30, 30) })), onEvent);
