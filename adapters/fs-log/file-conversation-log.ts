@@ -66,7 +66,7 @@ export class FileConversationLog implements ConversationLog {
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
     assertId(conversationId);
     this.assertOpen();
-    const view = await this.writer.exclusive(() => this.openForRead(conversationId));
+    const view = await this.writer.exclusiveFor(conversationId, () => this.openForRead(conversationId));
     if (!view) return [];
     try {
       return await readRecords(view.fh, view.size, afterN);

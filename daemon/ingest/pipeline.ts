@@ -138,6 +138,10 @@ export class IngestPipeline {
     const decision = decideTrigger(ev, this.d.project);
     if (decision.action === "reject") return this.reject(decision.reason, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
 
+    // A stored conversation that is not in memory is loaded here, before its queue: loaded in the
+    // queue task, each read held one of the few global slots (maxConcurrentConversations) while
+    // every other conversation's events waited, and the 200 loads of a catch-up ran 8 at a time.
+    await this.d.store.get(convId);
     if (bulk) await this.bulk.pass();
     // The queue task folds and appends but does not wait for the fsync: the next event of the
     // same conversation proceeds at once and many share one fsync (group commit). The effects

@@ -21,10 +21,10 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function open(dir: string, project: ReturnType<typeof testProject>) {
+async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4) {
   const log = new FileConversationLog(dir);
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
-  const queues = new ConversationQueues(4);
+  const queues = new ConversationQueues(concurrentConversations);
   const store = new ConversationStore({ log, index });
   await store.init();
   const checked: string[] = [];
@@ -91,6 +91,34 @@ describe("ingest pipeline", () => {
     expect((await d.pipeline.ingest(other)).status).toBe("duplicate");
     expect(lookups).toBe(1);
     expect(d.checked).toHaveLength(1);
+    await d.close();
+  });
+
+  it("loads stored conversations before their queues: the global bound on conversations does not serialize the loads", async () => {
+    const { dir, p } = setup();
+    const planner = p.agents.planner!;
+    const roots = Array.from({ length: 6 }, (_, i) => p.root(p.owner, `topic ${i}`, [planner.pubkey]));
+    let d = await open(dir, p);
+    for (const root of roots) expect((await d.pipeline.ingest(root)).status).toBe("accepted");
+    await d.close();
+
+    // One conversation at a time, and none of them in memory: each reply needs its log read.
+    d = await open(dir, p, 1);
+    const read = d.log.read.bind(d.log);
+    let reading = 0;
+    let mostAtOnce = 0;
+    d.log.read = async (...args: Parameters<typeof read>) => {
+      mostAtOnce = Math.max(mostAtOnce, ++reading);
+      try {
+        return await read(...args);
+      } finally {
+        reading--;
+      }
+    };
+    const outcomes = await Promise.all(roots.map((root) => d.pipeline.ingest(p.reply(planner, root, "on it"))));
+    expect(outcomes.map((o) => o.status)).toEqual(roots.map(() => "accepted"));
+    expect(mostAtOnce).toBeGreaterThan(1);
+    for (const root of roots) expect((await d.log.read(root.id)).filter((r) => r.t === "event")).toHaveLength(2);
     await d.close();
   });
 
