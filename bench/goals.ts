@@ -12,7 +12,9 @@ export interface Goal {
 export const GOALS: Readonly<Record<string, Goal>> = {
   ingest_1x5000_evps: { op: ">=", value: 3000, tenex: "19.5 ev/s" },
   ingest_1x5000_tail_ratio: { op: "<=", value: 1.5, tenex: "last 100 at 117 ms each" },
-  ingest_200x50_evps: { op: ">=", value: 10000, tenex: "502 ev/s (no fsync)" },
+  // DESIGN.md §7: ≥ 5,000 with every signature verified, both cores used (issue 3's 10,000 is
+  // storage alone: ingest_200x50_noverify_evps).
+  ingest_200x50_evps: { op: ">=", value: 5000, tenex: "502 ev/s (no fsync)" },
   // The storage goals ("stored and indexed"), read on the same workloads without verification.
   ingest_1x5000_noverify_evps: { op: ">=", value: 3000 },
   ingest_200x50_noverify_evps: { op: ">=", value: 10000 },

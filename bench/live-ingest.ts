@@ -21,14 +21,19 @@ const INGEST_TIMEOUT_MS = 600_000;
 // Single runs swing by ±25% on this shared machine: the figure is the median of three.
 const RUNS = 3;
 
-interface LiveRun {
+export interface LiveRun {
   rate: number;
   ms: number;
   cores: number;
 }
 
+/** The live workload: the 200 × 50 events in created_at order. */
+export async function liveEvents(ctx: BenchContext): Promise<NostrEvent[]> {
+  return inArrivalOrder(await loadDataset(SHAPES.c200x50, ctx.progress));
+}
+
 export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
-  const events = inArrivalOrder(await loadDataset(SHAPES.c200x50, ctx.progress));
+  const events = await liveEvents(ctx);
   const runs: LiveRun[] = [];
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) runs.push(await liveRun(events));
   const { run: { rate, ms, cores }, spread } = medianRun(runs);
@@ -44,7 +49,7 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
 }
 
 /** One daemon on a fresh project, fed the events live; resolves once its index holds them all. */
-async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
+export async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
   const replay = await startReplayRelay(events);
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-bench-"));
   try {

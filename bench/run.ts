@@ -75,10 +75,10 @@ const TASKS: Task[] = [
     },
   },
   {
-    id: "catchup", est: [40, 70], produces: ["catchup_"], needs: ["ingest", "live-ingest", "relay-ingest"],
+    id: "catchup", est: [50, 150], produces: ["catchup_"], needs: ["ingest", "relay-ingest"],
     run: async (ctx, s) => {
       try {
-        return await benchCatchup(ctx, s.scenario!, value(s, "ingest_live_200x50_evps"), value(s, "ingest_200x50_evps"));
+        return await benchCatchup(ctx, s.scenario!, value(s, "ingest_200x50_evps"));
       } finally {
         await s.scenario?.close();
         s.scenario = undefined;
