@@ -8,11 +8,17 @@ import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 const MIN_APPLY_GAP_MS = 10;
+// Under load the gap grows to the time the last apply took (the index then takes at most about
+// half of the main thread, in batches that grow with the load), up to this bound on how far
+// the index may lag: the queries that wait for it (ConversationStore.indexed) wait at most this.
+const MAX_APPLY_GAP_MS = 200;
 
 export class IndexFeeder {
   private pending = new Map<string, { conversation: Conversation; records: LogRecord[]; row: ConversationRow; logBytes: number }>();
   private scheduled = false;
   private lastApply = -Infinity;
+  /** How long the last apply took: the gap before the next one (see MAX_APPLY_GAP_MS). */
+  private lastApplyMs = 0;
   private flushed: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
 
@@ -40,9 +46,10 @@ export class IndexFeeder {
     // setImmediate runs after the promise callbacks of the flush that made these durable. When
     // events trickle in (as the verifier pool hands them back), applying every small flush at
     // once costs a transaction and a row update per conversation per event, twice what a large
-    // batch costs per event: at most one apply per MIN_APPLY_GAP_MS lets the batches grow. A
-    // lone event after a quiet spell is applied at once.
-    const wait = this.lastApply + MIN_APPLY_GAP_MS - performance.now();
+    // batch costs per event: a gap between applies lets the batches grow. A lone event after a
+    // quiet spell is applied at once.
+    const gap = Math.min(MAX_APPLY_GAP_MS, Math.max(MIN_APPLY_GAP_MS, this.lastApplyMs));
+    const wait = this.lastApply + gap - performance.now();
     if (wait > 0) setTimeout(() => this.flush(), wait);
     else setImmediate(() => this.flush());
   }
@@ -53,7 +60,7 @@ export class IndexFeeder {
   }
 
   flush(): void {
-    this.lastApply = performance.now();
+    const start = performance.now();
     const items: IndexBatchItem[] = [...this.pending.values()];
     this.pending = new Map();
     this.scheduled = false;
@@ -62,6 +69,8 @@ export class IndexFeeder {
     } catch (err) {
       this.onError(err, items.map((i) => i.conversation.id));
     } finally {
+      this.lastApply = performance.now();
+      this.lastApplyMs = this.lastApply - start;
       this.release();
     }
   }
