@@ -4,8 +4,9 @@
 // tail repair, reader.ts for what makes a file corrupt.
 
 import { readdirSync, statSync } from "node:fs";
-import { mkdir, open, readdir, rename, stat, type FileHandle } from "node:fs/promises";
+import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
+import PQueue from "p-queue";
 import { NotFoundError } from "../../src/errors.js";
 import type { ConversationLog, LogEnd } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
@@ -26,10 +27,12 @@ export interface FileConversationLogOptions {
   fileOps?: FileOps;
   /** Timestamps for quarantine names (default Date.now). */
   now?: () => number;
+  /** Logs being read at once (default 32); each holds a descriptor and its bytes until parsed. */
+  maxConcurrentReads?: number;
 }
 
 interface ReadView {
-  fh: FileHandle;
+  fd: number;
   path: string;
   ino: number;
   size: number;
@@ -42,6 +45,11 @@ export class FileConversationLog implements ConversationLog {
   private readonly files: FileTable;
   private readonly writer: GroupCommitWriter;
   private readonly strays = new Set<string>();
+  /**
+   * Reads run here, a bounded number at once: a catch-up loads every stored conversation its
+   * events touch at the same time, and each read holds a descriptor outside the file table.
+   */
+  private readonly reads: PQueue;
   private closing: Promise<void> | undefined;
 
   constructor(dataDir: string, options: FileConversationLogOptions = {}) {
@@ -51,6 +59,7 @@ export class FileConversationLog implements ConversationLog {
     this.quarantine = new Quarantine(this.layout, this.ops, options.now ?? Date.now, options.onProblem);
     this.files = new FileTable(this.layout, this.ops, this.quarantine, maxOpen);
     this.writer = new GroupCommitWriter(this.files, this.ops, Math.max(1, maxOpen - 1));
+    this.reads = new PQueue({ concurrency: Math.max(1, options.maxConcurrentReads ?? 32) });
   }
 
   append(conversationId: string, records: readonly LogRecord[]): Promise<number> {
@@ -66,16 +75,18 @@ export class FileConversationLog implements ConversationLog {
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
     assertId(conversationId);
     this.assertOpen();
-    const view = await this.writer.exclusiveFor(conversationId, () => this.openForRead(conversationId));
-    if (!view) return [];
-    try {
-      return await readRecords(view.fh, view.size, afterN);
-    } catch (e) {
-      if (e instanceof ParseFailure) throw await this.condemn(conversationId, view, e.message);
-      throw e;
-    } finally {
-      await view.fh.close();
-    }
+    return this.reads.add(async () => {
+      const view = await this.writer.exclusiveFor(conversationId, () => this.openForRead(conversationId));
+      if (!view) return [];
+      try {
+        return await readRecords((buf, off, len, pos) => this.ops.read(view.fd, buf, off, len, pos), view.size, afterN);
+      } catch (e) {
+        if (e instanceof ParseFailure) throw await this.condemn(conversationId, view, e.message);
+        throw e;
+      } finally {
+        await this.ops.close(view.fd);
+      }
+    });
   }
 
   async lastPosition(conversationId: string): Promise<number> {
@@ -168,7 +179,7 @@ export class FileConversationLog implements ConversationLog {
     try {
       // Bytes past `size` may be an append in progress: the view stops at the last whole line.
       const ino = await this.files.inodeOf(file);
-      return { fh: await open(file.path, "r"), path: file.path, ino, size: file.size };
+      return { fd: await this.ops.open(file.path, false), path: file.path, ino, size: file.size };
     } finally {
       this.files.release(file);
     }

@@ -30,8 +30,12 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-// `reads`: opens of files to read, by file, run at once (see exclusiveFor).
-type Stage = { batch: Map<string, Pending[]> } | { op: () => Promise<void> } | { reads: Map<string, () => Promise<void>> };
+// `reads`: opens of files to read, by file, run at once (see exclusiveFor); `passed`: a group
+// of reads went ahead of this batch.
+type Stage =
+  | { batch: Map<string, Pending[]>; passed?: boolean }
+  | { op: () => Promise<void> }
+  | { reads: Map<string, () => Promise<void>> };
 
 interface Target {
   file: OpenLog;
@@ -125,15 +129,21 @@ export class GroupCommitWriter {
     });
   }
 
-  // At most `chunk` files in a group (they are opened at once), and one read of a file per group.
+  // At most `chunk` files in a group, and one read of a file per group. The appends waiting for
+  // the next flush are passed by one group at most: a stream of reads must not hold them back.
   private readGroupFor(id: string): Map<string, () => Promise<void>> {
-    let at = this.queue.length;
     const last = this.queue.at(-1);
-    if (last && "batch" in last && !last.batch.has(id)) at--;
+    const waiting = last && "batch" in last && !last.batch.has(id) ? last : undefined;
+    const at = waiting ? this.queue.length - 1 : this.queue.length;
     const before = this.queue[at - 1];
     if (before && "reads" in before && !before.reads.has(id) && before.reads.size < this.chunk) return before.reads;
     const group: Stage = { reads: new Map() };
-    this.queue.splice(at, 0, group);
+    if (waiting && !waiting.passed) {
+      waiting.passed = true;
+      this.queue.splice(at, 0, group);
+    } else {
+      this.queue.push(group);
+    }
     return group.reads;
   }
 

@@ -1,7 +1,6 @@
 // Reads the records of one log, checking every line it parses: a JSON object with integer `n`
 // and string `t`, `n` strictly increasing. The first line that fails makes the file corrupt.
 
-import type { FileHandle } from "node:fs/promises";
 import type { LogRecord } from "../../src/records.js";
 import { parseRecordLine } from "./record-line.js";
 import { linesBackward, readExactly, type ReadAt } from "./tail.js";
@@ -16,14 +15,14 @@ export class ParseFailure extends Error {
  * reads backwards from the end and stops at the first record it does not need, so catching up
  * after a snapshot costs what is new, not the whole history.
  */
-export async function readRecords(fh: FileHandle, size: number, afterN: number): Promise<LogRecord[]> {
+export async function readRecords(readAt: ReadAt, size: number, afterN: number): Promise<LogRecord[]> {
   if (size === 0) return [];
-  return afterN > 0 ? readBackward(fh, size, afterN) : readForward(fh, size);
+  return afterN > 0 ? readBackward(readAt, size, afterN) : readForward(readAt, size);
 }
 
-async function readForward(fh: FileHandle, size: number): Promise<LogRecord[]> {
+async function readForward(readAt: ReadAt, size: number): Promise<LogRecord[]> {
   const buf = Buffer.allocUnsafe(size);
-  await readExactly(readerOf(fh), buf, 0);
+  await readExactly(readAt, buf, 0);
   const lines = buf.toString("utf8").split("\n");
   lines.pop(); // `size` ends at a newline: the last element is empty
   const out: LogRecord[] = new Array(lines.length);
@@ -38,10 +37,10 @@ async function readForward(fh: FileHandle, size: number): Promise<LogRecord[]> {
   return out;
 }
 
-async function readBackward(fh: FileHandle, size: number, afterN: number): Promise<LogRecord[]> {
+async function readBackward(readAt: ReadAt, size: number, afterN: number): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   let next = Infinity; // n of the record after the current one
-  const lines = linesBackward(readerOf(fh), size);
+  const lines = linesBackward(readAt, size);
   await lines.next(); // nothing follows the last newline within `size`
   for await (const { start, bytes } of lines) {
     const record = parseRecordLine(bytes.toString("utf8"));
@@ -52,8 +51,4 @@ async function readBackward(fh: FileHandle, size: number, afterN: number): Promi
     out.push(record);
   }
   return out.reverse();
-}
-
-function readerOf(fh: FileHandle): ReadAt {
-  return async (buf, offset, length, position) => (await fh.read(buf, offset, length, position)).bytesRead;
 }

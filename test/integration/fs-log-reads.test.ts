@@ -6,19 +6,40 @@ import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { nodeFileOps, type FileOps } from "../../adapters/fs-log/file-ops.js";
 import { convId, countingOps, rec, recs, tempDir } from "./fixtures/fs-log-fixtures.js";
 
-/** FileOps whose fdatasync can be held: a flush then stays in progress until the test lets it go. */
+/**
+ * FileOps whose fdatasync can be held (a flush then stays in progress until the test lets it
+ * go), and whose opens of one path can be held (a read's open then stays in progress).
+ */
 function heldSyncs(base: FileOps = nodeFileOps) {
   let held = false;
   const waiting: (() => void)[] = [];
+  let heldPath: string | undefined;
+  let opensWaiting = 0;
+  let openGate: Promise<void> = Promise.resolve();
+  let releaseOpen: () => void = () => undefined;
   const ops: FileOps = {
     ...base,
     fdatasync: async (fd) => {
       if (held) await new Promise<void>((r) => waiting.push(r));
       return base.fdatasync(fd);
     },
+    open: async (path, create) => {
+      if (heldPath !== undefined && path.includes(heldPath)) {
+        opensWaiting++;
+        await openGate;
+        opensWaiting--;
+      }
+      return base.open(path, create);
+    },
   };
   return {
     ops,
+    holdOpens: (pathPart: string) => {
+      heldPath = pathPart;
+      openGate = new Promise((r) => (releaseOpen = r));
+    },
+    releaseOpens: () => releaseOpen(),
+    opensWaiting: () => opensWaiting,
     hold: () => void (held = true),
     /** Lets the syncs waiting now go on; later ones still wait while held. */
     releaseWaiting: () => waiting.splice(0).forEach((go) => go()),
@@ -76,7 +97,37 @@ describe("FileConversationLog: reads and the flush queue", () => {
     await log.close();
   });
 
-  it("reads queued together open their files at once, within maxOpenFiles", async () => {
+  it("the appends waiting for the next flush are passed by one group of reads at most", async () => {
+    const syncs = heldSyncs();
+    const log = new FileConversationLog(tempDir(), { fileOps: syncs.ops });
+    const [y, v, z, w] = ["y", "v", "z", "w"].map(convId) as [string, string, string, string];
+    await log.append(y, recs(1, 2));
+    await log.append(v, recs(1, 3));
+
+    syncs.hold();
+    const first = watch(log.append(z, [rec(1)]));
+    await until(() => syncs.waitingCount() === 1); // the flush of z is in progress
+    const waiting = watch(log.append(w, [rec(1)]));
+    syncs.holdOpens(y);
+    const readY = watch(log.read(y)); // a group of reads ahead of w's append
+    syncs.releaseWaiting();
+    await first.promise;
+    await until(() => syncs.opensWaiting() === 1);
+    // y's group is opening its file now; a read asked for meanwhile goes after w's append.
+    const readV = watch(log.read(v));
+    syncs.releaseOpens();
+    expect((await within(readY.promise, 5_000, "the read of y")).map((r) => r.n)).toEqual([1, 2]);
+    await until(() => syncs.waitingCount() > 0); // the flush of w is in progress
+    await new Promise((r) => setTimeout(r, 20));
+    expect(readV.settled() || waiting.settled()).toBe(false);
+
+    syncs.releaseAll();
+    expect((await readV.promise).map((r) => r.n)).toEqual([1, 2, 3]);
+    await waiting.promise;
+    await log.close();
+  });
+
+  it("reads queued together open their files at once, within maxOpenFiles and maxConcurrentReads", async () => {
     const counting = countingOps();
     let opening = 0;
     let mostAtOnce = 0;
@@ -97,11 +148,12 @@ describe("FileConversationLog: reads and the flush queue", () => {
     await Promise.all(ids.map((id, i) => writer.append(id, recs(1, i + 1))));
     await writer.close();
 
-    const log = new FileConversationLog(dir, { fileOps: ops, maxOpenFiles: 8 });
+    const log = new FileConversationLog(dir, { fileOps: ops, maxOpenFiles: 8, maxConcurrentReads: 4 });
     const read = await Promise.all(ids.map((id) => log.read(id)));
     read.forEach((records, i) => expect(records.map((r) => r.n)).toEqual(Array.from({ length: i + 1 }, (_, k) => k + 1)));
     expect(mostAtOnce).toBeGreaterThan(1);
-    expect(counting.maxOpen).toBeLessThanOrEqual(8);
+    // The file table's descriptors, plus one per read in progress.
+    expect(counting.maxOpen).toBeLessThanOrEqual(8 + 4);
     await log.close();
     expect(counting.open).toBe(0);
   });
