@@ -11,7 +11,7 @@ import { decideExecStart, decideExecStop } from "../../src/execution-time.js";
 import type { Clock } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
-import type { LoadedAgent } from "../config/index.js";
+import type { CommandBackend, LoadedAgent } from "../config/index.js";
 import type { ConversationQueues } from "../ingest/conversation-queues.js";
 import type { Logger } from "../log.js";
 import type { Publisher } from "../publisher.js";
@@ -66,6 +66,16 @@ export class AgentRunner {
 
   private async run(convId: string, agent: LoadedAgent, trigger: NostrEvent): Promise<void> {
     if (agent.backend.type !== "command") return;
+    // In memory for the whole run: its execution-time session is open while the command runs.
+    this.d.store.pin(convId);
+    try {
+      await this.runPinned(convId, agent, agent.backend, trigger);
+    } finally {
+      this.d.store.unpin(convId);
+    }
+  }
+
+  private async runPinned(convId: string, agent: LoadedAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
     const input = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -88,7 +98,7 @@ export class AgentRunner {
     let result: CommandResult;
     try {
       result = await runCommand(
-        { command: agent.backend.command, cwd: this.d.projectDir, timeoutMs: agent.backend.timeoutSeconds * 1000 },
+        { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
         input, { signal: this.d.signal },
       );
     } finally {

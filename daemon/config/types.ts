@@ -5,9 +5,9 @@ import type { ParsedAgent } from "./agents-schema.js";
 import type { ParsedConfig } from "./config-schema.js";
 
 /** How the daemon reaches an agent. Command paths are absolute once loaded. */
-export type AgentBackend =
-  | { type: "mailbox" }
-  | { type: "command"; command: string[]; timeoutSeconds: number };
+export type AgentBackend = { type: "mailbox" } | CommandBackend;
+
+export type CommandBackend = { type: "command"; command: string[]; timeoutSeconds: number };
 
 /** Where a secret key comes from: an absolute file path, or an environment variable. */
 export type KeySource = { file: string } | { env: string };

@@ -49,9 +49,12 @@ export class ConversationStore {
   private readonly recent = new Map<string, true>();
   /** Conversations with an open orchestrator turn: the ones a timeout loop must look at. */
   private readonly openTurns = new Set<string>();
+  /** Conversations kept in memory while work on them runs outside their queue (see `pin`). */
+  private readonly pinned = new Map<string, number>();
 
   constructor(private readonly opts: StoreOptions) {
-    this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, opts.isBusy ?? (() => false));
+    const isBusy = opts.isBusy ?? (() => false);
+    this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, (id) => this.pinned.has(id) || isBusy(id));
     this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
   }
 
@@ -88,6 +91,22 @@ export class ConversationStore {
     const conv = emptyConversation(id, project);
     this.cache.set(conv);
     return conv;
+  }
+
+  /**
+   * Keeps `id` in memory until as many `unpin`s: an agent's command runs outside the
+   * conversation's queue, with an execution-time session open. Evicted meanwhile and loaded
+   * again, the conversation would look like a crash had left that session open, and loading
+   * closes such a session at its last heartbeat.
+   */
+  pin(id: string): void {
+    this.pinned.set(id, (this.pinned.get(id) ?? 0) + 1);
+  }
+
+  unpin(id: string): void {
+    const left = (this.pinned.get(id) ?? 0) - 1;
+    if (left > 0) this.pinned.set(id, left);
+    else this.pinned.delete(id);
   }
 
   /**
