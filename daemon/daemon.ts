@@ -324,6 +324,9 @@ export class Daemon {
     await this.gateway?.close();
     await this.embedded?.close();
     await this.log?.close();
+    // Closing the log flushed what was still queued (an outbox `sent` record, say): into the
+    // index before it closes, or the clean-shutdown marker would let the next start skip it.
+    await this.store?.indexed();
     this.sync?.flushMarks();
     this.index?.close();
     if (this.readyAt !== undefined) {
