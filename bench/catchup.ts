@@ -59,7 +59,8 @@ export async function benchCatchup(ctx: BenchContext, scenario: RelayScenario, p
   const pairs = runs.map((r) => `${r.rate}/${r.live}`).join(", ");
   return [
     {
-      name: "catchup_10k_evps", value: rate, unit: "ev/s", goal: `≥ ${Math.ceil(0.8 * liveEvps)} (80% of live)`, limit: liveEvps,
+      // No goal of its own: the goal (80% of live) is catchup_10k_ratio's, judged pair by pair.
+      name: "catchup_10k_evps", value: rate, unit: "ev/s", limit: liveEvps,
       note: `${added} events missed while the daemon was down (50 more in each of 200 stored conversations), every signature verified; ${spread ? `${spread}, each from the same stored state; the median run: ` : ""}` +
         `${caught} in the index after ${Math.round(run.ms)} ms (${backfillText(run, expected)}; fetched includes the overlap window); ` +
         `limit = live ingest rate of the runs paired with these (median)`,
