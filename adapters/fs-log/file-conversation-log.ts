@@ -51,6 +51,8 @@ export class FileConversationLog implements ConversationLog {
    */
   private readonly reads: PQueue;
   private closing: Promise<void> | undefined;
+  /** Set once the files are closed: a read that was still waiting then must not reopen one. */
+  private closed = false;
 
   constructor(dataDir: string, options: FileConversationLogOptions = {}) {
     const maxOpen = Math.max(2, options.maxOpenFiles ?? 256);
@@ -157,7 +159,10 @@ export class FileConversationLog implements ConversationLog {
 
   /** Flushes everything queued, then closes every file. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.writer.exclusive(() => this.files.closeAll());
+    this.closing ??= this.writer.exclusive(() => {
+      this.closed = true;
+      return this.files.closeAll();
+    });
     return this.closing;
   }
 
@@ -174,6 +179,7 @@ export class FileConversationLog implements ConversationLog {
   }
 
   private async openForRead(id: string): Promise<ReadView | undefined> {
+    if (this.closed) throw new LogClosedError();
     const file = await this.files.acquire(id, false);
     if (!file) return undefined;
     try {

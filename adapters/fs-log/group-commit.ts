@@ -4,8 +4,11 @@
 // thousands of appends and still acknowledge each event only once it is durable, at close to
 // the disk's own rate.
 //
-// Everything that touches the files runs on one serial queue, in arrival order: flushes and the
-// exclusive operations (tail repair, quarantine, archive moves) never overlap.
+// Everything that touches the files runs on one serial queue, one stage at a time: flushes,
+// groups of opens for reading and the exclusive operations (tail repair, quarantine, archive
+// moves) never overlap. Stages run in arrival order, except that a group of reads may go ahead
+// of the appends waiting for the next flush when none of them is to a file it reads
+// (exclusiveFor).
 
 import { dirname } from "node:path";
 import type { LogRecord } from "../../src/records.js";

@@ -2,7 +2,7 @@
 // before it on that same file, and reads queued together open their files at once.
 
 import { describe, expect, it } from "vitest";
-import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { FileConversationLog, LogClosedError } from "../../adapters/fs-log/index.js";
 import { nodeFileOps, type FileOps } from "../../adapters/fs-log/file-ops.js";
 import { convId, countingOps, rec, recs, tempDir } from "./fixtures/fs-log-fixtures.js";
 
@@ -155,6 +155,21 @@ describe("FileConversationLog: reads and the flush queue", () => {
     // The file table's descriptors, plus one per read in progress.
     expect(counting.maxOpen).toBeLessThanOrEqual(8 + 4);
     await log.close();
+    expect(counting.open).toBe(0);
+  });
+
+  it("a read still waiting for its turn when the log closes is refused, and reopens nothing", async () => {
+    const counting = countingOps();
+    const log = new FileConversationLog(tempDir(), { fileOps: counting.ops, maxConcurrentReads: 1 });
+    const [a, b] = ["a", "b"].map(convId) as [string, string];
+    await log.append(a, recs(1, 2));
+    await log.append(b, recs(1, 3));
+    const first = log.read(a); // running: asked before the close, served
+    const waiting = log.read(b); // waits for the first: its turn comes after the close
+    const closed = log.close();
+    expect((await first).map((r) => r.n)).toEqual([1, 2]);
+    await expect(waiting).rejects.toBeInstanceOf(LogClosedError);
+    await closed;
     expect(counting.open).toBe(0);
   });
 
