@@ -141,12 +141,19 @@ export class IngestPipeline {
     // A stored conversation that is not in memory is loaded here, before its queue: loaded in the
     // queue task, each read held one of the few global slots (maxConcurrentConversations) while
     // every other conversation's events waited, and the 200 loads of a catch-up ran 8 at a time.
-    await this.d.store.get(convId);
-    if (bulk) await this.bulk.pass();
-    // The queue task folds and appends but does not wait for the fsync: the next event of the
-    // same conversation proceeds at once and many share one fsync (group commit). The effects
-    // (acknowledgement, agent runs) wait for durability, outside the queue.
-    const staged = await this.d.queues.run(convId, () => this.stage(convId, ev, decision, origin, quiet, now));
+    // Pinned until its task has run: evicted in between, it would be read a second time there.
+    this.d.store.pin(convId);
+    let staged: Awaited<ReturnType<IngestPipeline["stage"]>>;
+    try {
+      await this.d.store.get(convId);
+      if (bulk) await this.bulk.pass();
+      // The queue task folds and appends but does not wait for the fsync: the next event of the
+      // same conversation proceeds at once and many share one fsync (group commit). The effects
+      // (acknowledgement, agent runs) wait for durability, outside the queue.
+      staged = await this.d.queues.run(convId, () => this.stage(convId, ev, decision, origin, quiet, now));
+    } finally {
+      this.d.store.unpin(convId);
+    }
     if (!staged) {
       this.d.counters.duplicates.total++;
       return { status: "duplicate", eventId: ev.id };

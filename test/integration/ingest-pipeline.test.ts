@@ -21,11 +21,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4) {
+async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4, maxCachedEvents?: number) {
   const log = new FileConversationLog(dir);
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const queues = new ConversationQueues(concurrentConversations);
-  const store = new ConversationStore({ log, index });
+  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(maxCachedEvents ? { maxCachedEvents } : {}) });
   await store.init();
   const checked: string[] = [];
   const counters = new IngestCounters();
@@ -94,7 +94,7 @@ describe("ingest pipeline", () => {
     await d.close();
   });
 
-  it("loads stored conversations before their queues: the global bound on conversations does not serialize the loads", async () => {
+  it("loads stored conversations before their queues, once each: the global bound on conversations does not serialize the loads", async () => {
     const { dir, p } = setup();
     const planner = p.agents.planner!;
     const roots = Array.from({ length: 6 }, (_, i) => p.root(p.owner, `topic ${i}`, [planner.pubkey]));
@@ -102,12 +102,15 @@ describe("ingest pipeline", () => {
     for (const root of roots) expect((await d.pipeline.ingest(root)).status).toBe("accepted");
     await d.close();
 
-    // One conversation at a time, and none of them in memory: each reply needs its log read.
-    d = await open(dir, p, 1);
+    // One conversation at a time, none of them in memory and room for two events: each reply
+    // needs its log read, and the loads push each other out of the cache.
+    d = await open(dir, p, 1, 2);
     const read = d.log.read.bind(d.log);
     let reading = 0;
     let mostAtOnce = 0;
+    const reads = new Map<string, number>();
     d.log.read = async (...args: Parameters<typeof read>) => {
+      reads.set(args[0], (reads.get(args[0]) ?? 0) + 1);
       mostAtOnce = Math.max(mostAtOnce, ++reading);
       try {
         return await read(...args);
@@ -115,9 +118,12 @@ describe("ingest pipeline", () => {
         reading--;
       }
     };
-    const outcomes = await Promise.all(roots.map((root) => d.pipeline.ingest(p.reply(planner, root, "on it"))));
+    // As a back-fill's: they wait at the bulk gate after their load, while the others load.
+    const outcomes = await Promise.all(roots.map((root) => d.pipeline.ingest(p.reply(planner, root, "on it"), { bulk: true })));
     expect(outcomes.map((o) => o.status)).toEqual(roots.map(() => "accepted"));
     expect(mostAtOnce).toBeGreaterThan(1);
+    // Loaded before its queue and kept until its task ran: read once, not again in the task.
+    expect([...reads.values()]).toEqual(roots.map(() => 1));
     for (const root of roots) expect((await d.log.read(root.id)).filter((r) => r.t === "event")).toHaveLength(2);
     await d.close();
   });
