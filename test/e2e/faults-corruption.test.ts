@@ -57,7 +57,13 @@ function inLogs(tenexDir: string, ids: readonly string[], timeoutMs = 30_000): P
   return eventually(() => {
     const counts = eventIdCounts(snapshotLogs(tenexDir));
     return ids.every((id) => counts.has(id)) ? counts : undefined;
-  }, timeoutMs, `${ids.length} events in the logs`);
+  }, timeoutMs, `${ids.length} events in the logs`).catch((err: unknown) => {
+    // Which ones, for the next reader of a failure: the message alone said only how many.
+    const counts = eventIdCounts(snapshotLogs(tenexDir));
+    const missing = ids.filter((id) => !counts.has(id));
+    const at = missing.map((id) => ids.indexOf(id));
+    throw new Error(`${String(err)}: ${missing.length} missing, at positions ${at.slice(0, 20).join(", ")} of the list`);
+  });
 }
 
 interface Scenario {
@@ -288,7 +294,9 @@ describe("a full disk", () => {
       console.info(`full disk: ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
       expect(failures.length, "the write failures are reported").toBeGreaterThan(0);
       const again = await run(s);
-      const counts = await inLogs(s.tenexDir, published, 60_000);
+      const counts = await inLogs(s.tenexDir, published, 60_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}; the daemon's log: ${again.stderr().slice(-4000)}`);
+      });
       await stop(again);
       expect(once(counts)).toEqual([]);
       expect(lostIntactLines(s, [])).toEqual([]);
