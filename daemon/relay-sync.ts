@@ -158,6 +158,8 @@ export class RelaySync {
       const mark = marks.get(keys[i]!) ?? oldest;
       // Until this relay's back-fill completes, its mark does not move (a failed one keeps it).
       this.synced.delete(keys[i]!);
+      // Events that could not be taken in (the log failed, a full disk): refused is not missed.
+      let failed = 0;
       const result = await catchUp({
         query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
         filters: this.filters(),
@@ -165,10 +167,14 @@ export class RelaySync {
         pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT,
         ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet, !again).then(
           (o) => o.status === "deferred",
-          (err: unknown) => (this.d.onError?.(err), false),
+          (err: unknown) => (failed++, this.d.onError?.(err), false),
         ),
         stopped: () => this.stopped,
       });
+      // A back-fill some of whose events failed did not take the range in: its mark stays, so
+      // the next back-fill (the next start or reconnect) asks for them again. Moved to the
+      // newest event fetched, a disk full for longer than the overlap lost them for good.
+      if (failed > 0 && result.complete) Object.assign(result, { complete: false, reason: `${failed} events could not be stored` });
       if (result.complete) {
         // The mark is the newest created_at taken in (DESIGN.md §5). A sync that found nothing
         // marks when it began instead: else the next start would take it for a first sync.

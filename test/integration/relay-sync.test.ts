@@ -11,7 +11,7 @@ import { testProject } from "../helpers/events.js";
 
 const T = 1_760_000_000;
 
-function setup() {
+function setup(opts: { failing?: (ev: NostrEvent) => boolean } = {}) {
   const p = testProject();
   const gateway = new MemoryRelayGateway("ws://relay.test");
   const marks = new Map<string, number>();
@@ -25,6 +25,7 @@ function setup() {
     overlapSeconds: 60,
     ingest: async (ev, _relay, quiet): Promise<IngestOutcome> => {
       await gate;
+      if (opts.failing?.(ev)) throw new Error("ENOSPC: no space left on device");
       ingested.push({ ev, quiet });
       return { status: "accepted", eventId: ev.id, conversationId: ev.id };
     },
@@ -68,6 +69,27 @@ describe("RelaySync", () => {
     s.release();
     await stopping;
     expect(s.marks.get(s.gateway.url)).toBe(T);
+  });
+
+  it("a back-fill some of whose events could not be stored moves no mark, and the next one asks for them again", async () => {
+    let full = true;
+    const s = setup({ failing: (ev) => full && ev.content.startsWith("missed 3") });
+    s.marks.set(s.gateway.url, T);
+    for (let i = 0; i < 10; i++) await s.gateway.publish(s.p.root(s.p.owner, `missed ${i}`, [], [], T + 100 + i));
+    s.sync.start();
+    s.release();
+    await s.sync.idle();
+    s.sync.flushMarks();
+    expect(s.marks.get(s.gateway.url)).toBe(T);
+    expect(s.sync.lastCatchup?.complete).toBe(false);
+    expect(s.ingested.map((x) => x.ev.content)).not.toContain("missed 3");
+
+    full = false; // room again: the next back-fill (a reconnect, a start) takes it in
+    await s.sync.backfill();
+    s.sync.flushMarks();
+    expect(s.ingested.map((x) => x.ev.content)).toContain("missed 3");
+    expect(s.marks.get(s.gateway.url)).toBe(T + 109);
+    await s.sync.stop();
   });
 
   it("after a mark, back-fills from the mark minus the overlap, not quietly", async () => {
