@@ -10,8 +10,8 @@
 
 import { buildReply, buildRoot } from "../src/agent-events/index.js";
 import { decideBackpressure, decideStallEscalation, escalationMessage } from "../src/messaging/escalation.js";
-import type { EscalationFlags } from "../src/messaging/escalation-flags.js";
 import type { RoutingProblems } from "../src/routing-health.js";
+import type { EscalationState } from "./escalation-state.js";
 import type { AgentInfo, NostrEvent, Phase, UnsignedEvent } from "../src/types.js";
 
 export interface StalledConversation {
@@ -34,7 +34,7 @@ export interface EscalatorDeps {
   publish: (ev: UnsignedEvent) => Promise<unknown>;
   nowSecs: () => number;
   /** The flags of the previous run and where to keep them; without it they live in memory only. */
-  state?: { initial: EscalationFlags; save: (flags: EscalationFlags) => Promise<void> };
+  state?: EscalationState;
 }
 
 export class Escalator {

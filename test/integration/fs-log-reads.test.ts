@@ -67,17 +67,24 @@ function watch<T>(p: Promise<T>): { settled: () => boolean; promise: Promise<T> 
   return { settled: () => done, promise };
 }
 
+/**
+ * A log over held-sync FileOps with `before` appended (records 1..count per file), then a flush
+ * of `flushing` started and held in its fsync: the flush in progress that later calls queue behind.
+ */
+async function logWithHeldFlush(before: Record<string, number>, flushing: string) {
+  const syncs = heldSyncs();
+  const log = new FileConversationLog(tempDir(), { fileOps: syncs.ops });
+  for (const [id, count] of Object.entries(before)) await log.append(id, recs(1, count));
+  syncs.hold();
+  const first = watch(log.append(flushing, [rec(1)]));
+  await until(() => syncs.waitingCount() === 1);
+  return { syncs, log, first };
+}
+
 describe("FileConversationLog: reads and the flush queue", () => {
   it("a read goes ahead of other files' appends waiting for the next flush, and after its own file's", async () => {
-    const syncs = heldSyncs();
-    const log = new FileConversationLog(tempDir(), { fileOps: syncs.ops });
     const [x, y, z, w] = ["x", "y", "z", "w"].map(convId) as [string, string, string, string];
-    await log.append(x, recs(1, 3));
-    await log.append(y, recs(1, 2));
-
-    syncs.hold();
-    const first = watch(log.append(z, [rec(1)]));
-    await until(() => syncs.waitingCount() === 1); // the flush of z is in progress
+    const { syncs, log, first } = await logWithHeldFlush({ [x]: 3, [y]: 2 }, z);
     // These wait for the next flush; the reads are queued after them.
     const other = watch(log.append(w, [rec(1)]));
     const own = watch(log.append(x, [rec(4)]));
@@ -98,15 +105,8 @@ describe("FileConversationLog: reads and the flush queue", () => {
   });
 
   it("the appends waiting for the next flush are passed by one group of reads at most", async () => {
-    const syncs = heldSyncs();
-    const log = new FileConversationLog(tempDir(), { fileOps: syncs.ops });
     const [y, v, z, w] = ["y", "v", "z", "w"].map(convId) as [string, string, string, string];
-    await log.append(y, recs(1, 2));
-    await log.append(v, recs(1, 3));
-
-    syncs.hold();
-    const first = watch(log.append(z, [rec(1)]));
-    await until(() => syncs.waitingCount() === 1); // the flush of z is in progress
+    const { syncs, log, first } = await logWithHeldFlush({ [y]: 2, [v]: 3 }, z);
     const waiting = watch(log.append(w, [rec(1)]));
     syncs.holdOpens(y);
     const readY = watch(log.read(y)); // a group of reads ahead of w's append
