@@ -65,6 +65,8 @@ export class Daemon {
   readonly cache = new ContextCache();
   log!: FileConversationLog;
   index!: SqliteIndex;
+  /** Records that never reached the index (an apply failed): the next start must reconcile. */
+  private indexIncomplete = false;
   store!: ConversationStore;
   verifier!: OnDemandVerifier;
   pipeline!: IngestPipeline;
@@ -124,7 +126,10 @@ export class Daemon {
     this.store = new ConversationStore({
       log: this.log, index: this.index,
       isBusy: (id) => this.queues.isBusy(id),
-      onIndexError: (err, id) => this.problem("index_apply_failed", `${id}: ${String(err)}`),
+      onIndexError: (err, id) => {
+        this.indexIncomplete = true;
+        this.problem("index_apply_failed", `${id}: ${String(err)}`);
+      },
       onLoad: (conv) => recoverOpenSession(conv.exec),
       onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
     });
@@ -329,7 +334,9 @@ export class Daemon {
     await this.store?.indexed();
     this.sync?.flushMarks();
     this.index?.close();
-    if (this.readyAt !== undefined) {
+    // The marker lets the next start skip reconciling the index with the logs: not if records
+    // are missing from it.
+    if (this.readyAt !== undefined && !this.indexIncomplete) {
       const fp = logFingerprint(this.project.tenexDir);
       writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${JSON.stringify({ at: this.clock.now(), ...fp })}\n`);
     }

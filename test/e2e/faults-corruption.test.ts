@@ -228,7 +228,38 @@ describe("a damaged index", () => {
     expect(once(counts)).toEqual([]);
     expect(indexDisagreements(s.tenexDir)).toEqual([]);
   }, 60_000);
+
+  it("that refuses writes while the daemon runs: reported, the stop not called clean, the missing rows put in at the next start", async () => {
+    const s = scenario("refusing-index");
+    const path = join(s.tenexDir, "index.sqlite");
+    const marker = join(s.tenexDir, "clean-shutdown");
+    // A fault no ordinary damage gives on demand: every new message row is refused.
+    execOn(path, "CREATE TRIGGER test_refuse BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    const d = await run(s);
+    const next = events.next(5);
+    published.push(...(await publishAll(relay.url, next)));
+    await inLogs(s.tenexDir, next.map((e) => e.id));
+    const problems = await stop(d);
+    expect(problems.some((p) => p.startsWith("index_apply_failed")), problems.join("\n")).toBe(true);
+    // A clean-shutdown marker would let the next start skip reconciling the index with the logs.
+    expect(existsSync(marker), "a stop after an index write failed is not clean").toBe(false);
+    execOn(path, "DROP TRIGGER test_refuse");
+    expect(indexDisagreements(s.tenexDir), "the refused rows are missing").not.toEqual([]);
+
+    await stop(await run(s));
+    expect(existsSync(marker)).toBe(true);
+    expect(indexDisagreements(s.tenexDir)).toEqual([]);
+  }, 60_000);
 });
+
+function execOn(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
 
 /** A v1/v2 index: the objects later migrations create are dropped and user_version set to 2. */
 function downgradeToV2(path: string): void {
