@@ -9,6 +9,8 @@
 //   ingest_1x5000_tail_ratio   the last 100 events against the first 100 (see below)
 //   ingest_200x50_evps         200 conversations × 50 events, arriving interleaved
 //   ingest_*_noverify_evps     the same without verification: what storage alone costs
+//   ingest_200x50_noindex_evps that one without the index's writes either, its runs alternating
+//                              with it: what the log, its fsyncs and the pipeline allow here
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,11 +45,13 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function harness(verify: boolean): Promise<Harness> {
+/** `indexWrites` false: the index feeder runs as ever, but its batches are not written. */
+async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-ingest-bench-"));
   const info = benchProjectInfo(benchKeys());
   const log = new FileConversationLog(dir);
-  const index = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(info) });
+  const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(info) });
+  const index: SqliteIndex = indexWrites ? sqlite : Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined });
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
   const indexErrors: unknown[] = [];
   const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
@@ -87,8 +91,8 @@ async function ingestAll(h: Harness, events: readonly NostrEvent[]): Promise<num
  * A fresh store, warmed on other conversations (JIT, worker threads), then `events` timed: ms
  * until all are acknowledged, and until all are in the index too.
  */
-async function timedRun(events: readonly NostrEvent[], verify: boolean, warmup: readonly NostrEvent[]): Promise<{ ms: number; indexedMs: number }> {
-  const h = await harness(verify);
+async function timedRun(events: readonly NostrEvent[], verify: boolean, warmup: readonly NostrEvent[], indexWrites = true): Promise<{ ms: number; indexedMs: number }> {
+  const h = await harness(verify, indexWrites);
   try {
     await ingestAll(h, warmup);
     await h.indexed();
@@ -128,24 +132,31 @@ export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
   const interleaved = inArrivalOrder(many);
   const warmup = inArrivalOrder(warm);
   const runs = ctx.quick ? 1 : 3;
-  const rate = async (events: readonly NostrEvent[], verify: boolean) => {
-    const acked: number[] = [];
-    const indexed: number[] = [];
+  type Rate = { evps: number; spread: number[]; ackedEvps: number };
+  // `variants` alternate run by run: this machine's speed drifts by ±25% within a minute, and
+  // figures meant to be read side by side must see the same drift.
+  const rates = async (events: readonly NostrEvent[], verify: boolean, variants: readonly boolean[] = [true]) => {
+    const acked = variants.map((): number[] => []);
+    const indexed = variants.map((): number[] => []);
     for (let r = 0; r < runs; r++) {
-      const t = await timedRun(events, verify, warmup);
-      acked.push(t.ms);
-      indexed.push(t.indexedMs);
+      for (const [i, indexWrites] of variants.entries()) {
+        const t = await timedRun(events, verify, warmup, indexWrites);
+        acked[i]!.push(t.ms);
+        indexed[i]!.push(t.indexedMs);
+      }
     }
-    return {
-      evps: evps(events.length, median(indexed)), spread: indexed.map((t) => evps(events.length, t)),
-      ackedEvps: evps(events.length, median(acked)),
-    };
+    return variants.map((_, i): Rate => ({
+      evps: evps(events.length, median(indexed[i]!)), spread: indexed[i]!.map((t) => evps(events.length, t)),
+      ackedEvps: evps(events.length, median(acked[i]!)),
+    }));
   };
+
+  const rate = async (events: readonly NostrEvent[], verify: boolean) => (await rates(events, verify))[0]!;
 
   const one1 = await rate(single, true);
   const one1Raw = await rate(single, false);
   const many1 = await rate(interleaved, true);
-  const many1Raw = await rate(interleaved, false);
+  const [many1Raw, many1NoIndex] = (await rates(interleaved, false, [true, false])) as [Rate, Rate];
   const chunks = await chunkTimes(single, warmup);
   const first = chunks[0]!;
   const last = chunks[chunks.length - 1]!;
@@ -182,6 +193,10 @@ export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
       name: "ingest_200x50_noverify_evps", value: many1Raw.evps, unit: "ev/s", goal: goalText("ingest_200x50_noverify_evps"),
       ...(storeLimit ? { limit: storeLimit } : {}),
       note: `as ingest_200x50_evps WITHOUT signature verification (stored and indexed only); ${runsText(many1Raw)}; ${ackedText(many1Raw)}; limit = min(fsync'd append, SQLite insert)`,
+    },
+    {
+      name: "ingest_200x50_noindex_evps", value: many1NoIndex.evps, unit: "ev/s",
+      note: `as ingest_200x50_noverify_evps without the index's writes (the feeder runs, its batches are dropped), each run right after one of that figure's: what the log, its fsyncs and the pipeline allow on this machine, the ceiling of the stored-and-indexed figure; ${runsText(many1NoIndex)}`,
     },
   ];
 }
