@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileConversationLog, InvalidRecordError, LogClosedError } from "../../adapters/fs-log/index.js";
+import { nodeFileOps, type FileOps } from "../../adapters/fs-log/file-ops.js";
 import { NotFoundError } from "../../src/errors.js";
 import type { LogRecord } from "../../src/records.js";
 import { filler, newKey, testProject } from "../helpers/events.js";
@@ -141,6 +142,44 @@ describe("FileConversationLog: append and read", () => {
     await expect(log.append(id, [{ at: 1, t: "read_file", path: "x" } as unknown as LogRecord])).rejects.toBeInstanceOf(InvalidRecordError);
     await expect(log.append(id, [{ ...rec(4), at: 1n } as unknown as LogRecord])).rejects.toBeInstanceOf(InvalidRecordError);
     await log.append(id, [rec(4)]);
+    expect((await log.read(id)).map((r) => r.n)).toEqual([1, 2, 3, 4]);
+    await log.close();
+  });
+});
+
+describe("FileConversationLog: opening files ahead of a flush", () => {
+  /** A log whose opens are recorded, and how many were asked for when the flush's turn came. */
+  function openingLog(dir: string) {
+    const opened: string[] = [];
+    const ops: FileOps = { ...nodeFileOps, open: (path, create) => (opened.push(path), nodeFileOps.open(path, create)) };
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const atFlushTurn = new Promise<number>((resolve) => {
+      // Scheduled before the appends: runs just before the flush they schedule begins.
+      setImmediate(() => resolve(opened.length));
+    });
+    return { log, opened, atFlushTurn };
+  }
+
+  it("starts a new conversation's file while its first records wait for the flush", async () => {
+    const { log, atFlushTurn } = openingLog(tempDir());
+    const ids = [1, 2, 3].map(convId);
+    const appended = ids.map((id) => log.append(id, [rec(1)]));
+    expect(await atFlushTurn).toBeGreaterThanOrEqual(ids.length);
+    await Promise.all(appended);
+    for (const id of ids) expect((await log.read(id)).map((r) => r.n)).toEqual([1]);
+    await log.close();
+  });
+
+  it("opens a log that has records in the flush's turn (its tail is checked then, after what ran before)", async () => {
+    const dir = tempDir();
+    const id = convId("existing");
+    const first = new FileConversationLog(dir);
+    await first.append(id, recs(1, 3));
+    await first.close();
+    const { log, atFlushTurn } = openingLog(dir);
+    const appended = log.append(id, [rec(4)]);
+    expect(await atFlushTurn).toBe(0);
+    await appended;
     expect((await log.read(id)).map((r) => r.n)).toEqual([1, 2, 3, 4]);
     await log.close();
   });
