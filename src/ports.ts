@@ -56,20 +56,10 @@ export interface IndexedLog {
   end?: LogEnd;
 }
 
-/**
- * Records of one conversation as the index applies them: plain data (no aggregate), so that
- * they can be sent to the index's worker thread. Built from the conversation as of its records.
- */
-export interface IndexItem {
-  conversationId: string;
-  /** In log order. */
+export interface IndexBatchItem {
+  conversation: Conversation;
+  /** Records of that conversation, in log order. */
   records: readonly LogRecord[];
-  /** For each event record of `records`, in order: who it is addressed to (never its author). */
-  recipients: readonly (readonly string[])[];
-  /** The number of each turn a turn_start record of `records` opens, by turn id. */
-  turnNumbers: Readonly<Record<string, number>>;
-  /** The session of each agent a cursor record of `records` moves, by agent. */
-  sessions: Readonly<Record<string, string>>;
   /**
    * The conversation's row as of the last of these records. The live aggregate may already be
    * ahead (records staged, not yet durable): the index must not store those.
@@ -77,21 +67,6 @@ export interface IndexItem {
   row: ConversationRow;
   /** The log's size in bytes after the last of these records, when known (see `indexedLogs`). */
   logBytes?: number;
-}
-
-/**
- * How the store feeds the index: records are announced when they are handed to the log, and
- * reach the index only once durable. Tickets are handed out in order; each is settled once.
- */
-export interface IndexFeed {
-  /** Records of `conversation` (which already holds them) just handed to the log. */
-  staged(conversation: Conversation, records: readonly LogRecord[]): number;
-  /** The ticket's records are durable; the log is `logBytes` long after them. */
-  durable(ticket: number, logBytes: number): void;
-  /** The ticket's records never reached the log: the index must not hold them. */
-  failed(ticket: number): void;
-  /** Resolves once everything settled before the call is in the index (or reported lost). */
-  idle(): Promise<void>;
 }
 
 /** Derived SQLite index: rebuildable from the logs at any time. */
@@ -102,9 +77,7 @@ export interface ConversationIndex {
    */
   apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void;
   /** The same for many conversations at once, in one transaction (the daemon's hot path). */
-  applyBatch(items: readonly IndexItem[]): void;
-  /** Who a message is addressed to, as this index stores it (IndexItem.recipients). */
-  readonly recipientsOf: (ev: NostrEvent, conversation: Conversation) => string[];
+  applyBatch(items: readonly IndexBatchItem[]): void;
   /** Whether an event with this id is already stored (dedupe before paying for verification). */
   isProcessed(eventId: string): boolean;
   /** Highest log position indexed per conversation (to repair a missing tail at start). */

@@ -3,15 +3,15 @@
 
 import type Database from "better-sqlite3";
 import type { Conversation } from "../../src/conversation-state.js";
-import type { ConversationIndex, IndexItem, IndexedLog, LogEnd } from "../../src/ports.js";
+import type { ConversationIndex, IndexBatchItem, IndexedLog, LogEnd } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
-import { indexItem } from "./index-item.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
 import { pTagRecipients, type RecipientsOf } from "./message-row.js";
 import type { MessageSummary } from "./message-summary.js";
 import { schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
+import { RelayMarks } from "./relay-marks.js";
 import { StatsQueries, type IndexStats, type StatsOptions } from "./stats-queries.js";
 import { UnreadQueries, type Inbox, type InboxOptions, type UnreadOptions, type UnreadPage } from "./unread-queries.js";
 import { IndexWriter } from "./writer.js";
@@ -30,13 +30,13 @@ export interface SqliteIndexOptions {
 
 export class SqliteIndex implements ConversationIndex {
   readonly path: string;
-  readonly recipientsOf: RecipientsOf;
   private readonly db: Database.Database;
   private readonly writer: IndexWriter;
   private readonly unread: UnreadQueries;
   private readonly conversations: ConversationQueries;
   private readonly audit: AuditQueries;
   private readonly statistics: StatsQueries;
+  private readonly relays: RelayMarks;
   private readonly selectIndexedPositions;
   private readonly selectOpenTurnConversations;
 
@@ -44,12 +44,12 @@ export class SqliteIndex implements ConversationIndex {
   constructor(opts: SqliteIndexOptions) {
     this.path = opts.path;
     this.db = openDatabase(opts.path);
-    this.recipientsOf = opts.recipientsOf ?? pTagRecipients;
-    this.writer = new IndexWriter(this.db);
+    this.writer = new IndexWriter(this.db, opts.recipientsOf ?? pTagRecipients);
     this.unread = new UnreadQueries(this.db);
     this.conversations = new ConversationQueries(this.db);
     this.audit = new AuditQueries(this.db);
     this.statistics = new StatsQueries(this.db);
+    this.relays = new RelayMarks(this.db);
     this.selectIndexedPositions = this.db.prepare<[], { id: string; last_n: number }>(SELECT_INDEXED_POSITIONS);
     this.selectOpenTurnConversations = this.db.prepare<[], { conversation_id: string }>(SELECT_OPEN_TURN_CONVERSATIONS);
   }
@@ -62,11 +62,11 @@ export class SqliteIndex implements ConversationIndex {
 
   /** One transaction per call; re-applying records already indexed changes nothing. */
   apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void {
-    this.writer.applyBatch([indexItem(conversation, records, this.recipientsOf, logBytes)]);
+    this.writer.apply(conversation, records, logBytes);
   }
 
   /** Many conversations' records in one transaction. */
-  applyBatch(items: readonly IndexItem[]): void {
+  applyBatch(items: readonly IndexBatchItem[]): void {
     this.writer.applyBatch(items);
   }
 
@@ -140,22 +140,22 @@ export class SqliteIndex implements ConversationIndex {
   // --- catch-up ----------------------------------------------------------------------------
 
   getHighWater(relay: string): number | undefined {
-    return this.writer.relayMarks.getHighWater(relay);
+    return this.relays.getHighWater(relay);
   }
 
   highWaterMarks(): Map<string, number> {
-    return this.writer.relayMarks.highWaterMarks();
+    return this.relays.highWaterMarks();
   }
 
   setHighWater(relay: string, createdAt: number): boolean {
-    return this.writer.relayMarks.setHighWater(relay, createdAt);
+    return this.relays.setHighWater(relay, createdAt);
   }
 
   isProcessed(eventId: string): boolean {
-    return this.writer.relayMarks.isProcessed(eventId);
+    return this.relays.isProcessed(eventId);
   }
 
   markProcessed(eventId: string, conversationId?: string): void {
-    this.writer.relayMarks.markProcessed(eventId, conversationId);
+    this.relays.markProcessed(eventId, conversationId);
   }
 }

@@ -3,6 +3,7 @@
 // re-applied record changes nothing.
 
 import type Database from "better-sqlite3";
+import type { Conversation } from "../../src/conversation-state.js";
 import type {
   ArchiveRecord, CompletionRecord, CursorRecord, PhaseRecord, PhaseRefusedRecord, StatusRecord,
   TurnEndRecord, TurnStartRecord,
@@ -59,10 +60,9 @@ export class StateWriter {
     });
   }
 
-  /** `number`: the turn's number (IndexItem.turnNumbers), else one more than the turns so far. */
-  turnStart(conversationId: string, rec: TurnStartRecord, number: number | undefined): void {
+  turnStart(conv: Conversation, rec: TurnStartRecord): void {
     this.insertTurn.run({
-      conversation_id: conversationId, turn_id: rec.turnId, number: number ?? null,
+      conversation_id: conv.id, turn_id: rec.turnId, number: conv.turns.byId.get(rec.turnId)?.number ?? null,
       phase: rec.phase, agents: JSON.stringify(rec.agents), reason: rec.reason,
       started_n: rec.n, started_at: rec.at, deadline: rec.deadline ?? null,
     });
@@ -86,8 +86,8 @@ export class StateWriter {
     this.insertStatusChange.run(conversationId, rec.n, rec.at, status, by, reason);
   }
 
-  /** `session`: the agent's session as the aggregate holds it (IndexItem.sessions). */
-  cursor(conversationId: string, rec: CursorRecord, session: string | undefined): void {
-    this.upsertCursor.run(conversationId, rec.agent, rec.seq, session ?? rec.session ?? null);
+  cursor(conv: Conversation, rec: CursorRecord): void {
+    const session = conv.views.get(rec.agent)?.session ?? rec.session ?? null;
+    this.upsertCursor.run(conv.id, rec.agent, rec.seq, session);
   }
 }

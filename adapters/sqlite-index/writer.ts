@@ -1,19 +1,17 @@
 // The index's only writer: apply (records of one conversation, one transaction), drop (one
-// conversation, aggregates subtracted) and resetAll (everything, before a full rebuild). The
-// parts of an apply are public too, for a window of applies in one transaction held open until
-// the log has made them durable (index-window.ts).
+// conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
 
 import type Database from "better-sqlite3";
-import type { ConversationRow } from "../../src/conversation-state.js";
+import { conversationRow, type Conversation, type ConversationRow } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
-import type { IndexItem, LogEnd } from "../../src/ports.js";
+import type { IndexBatchItem, LogEnd } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
 import { LogEnds } from "./log-ends.js";
+import type { RecipientsOf } from "./message-row.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
 import { OutboxRows } from "./outbox-rows.js";
 import { PendingRuns } from "./pending-runs.js";
-import { RelayMarks } from "./relay-marks.js";
 import { StateWriter } from "./state-writer.js";
 import { UnreadMarks } from "./unread-marks.js";
 
@@ -95,17 +93,16 @@ export class IndexWriter {
   private readonly deleteEmptyAggregates;
   private readonly deleteConversationRows;
   private readonly deleteAllRows;
-  readonly relayMarks;
-  readonly applyBatch: (items: readonly IndexItem[]) => void;
+  readonly apply: (conv: Conversation, records: readonly LogRecord[], logBytes?: number) => void;
+  readonly applyBatch: (items: readonly IndexBatchItem[]) => void;
   readonly drop: (conversationId: string) => void;
   readonly resetAll: () => void;
   readonly setLogEnds: (ends: ReadonlyMap<string, LogEnd>) => void;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, recipientsOf: RecipientsOf) {
     this.deltas = new AggregateDeltas(db);
     this.unread = new UnreadMarks(db, this.deltas);
-    this.messages = new MessageWriter(db, this.unread, this.deltas);
-    this.relayMarks = new RelayMarks(db);
+    this.messages = new MessageWriter(db, this.unread, this.deltas, recipientsOf);
     this.state = new StateWriter(db);
     this.outbox = new OutboxRows(db);
     this.pendingRuns = new PendingRuns(db);
@@ -117,21 +114,19 @@ export class IndexWriter {
     this.deleteEmptyAggregates = DELETE_EMPTY_AGGREGATES.map((sql) => db.prepare(sql));
     this.deleteConversationRows = DELETE_CONVERSATION_ROWS.map((sql) => db.prepare<[string]>(sql));
     this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
-    // One commit for many conversations: a commit costs far more than the rows it writes. The
-    // counting tables are written once for the whole batch, summed over its conversations.
-    this.applyBatch = db.transaction((items: readonly IndexItem[]) => {
+    this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[], logBytes?: number) => {
       this.deltas.clear();
-      for (const item of items) {
-        this.applyRecords(item);
-        const last = item.records.at(-1);
-        if (last) this.finishConversation(item.conversationId, item.row, last.n, item.logBytes);
-      }
+      this.applyAll(conv, records, conversationRow(conv), logBytes);
       this.deltas.flush();
     });
-    this.drop = db.transaction((id: string) => {
+    // One commit for many conversations: a commit costs far more than the rows it writes. The
+    // counting tables are written once for the whole batch, summed over its conversations.
+    this.applyBatch = db.transaction((items: readonly IndexBatchItem[]) => {
       this.deltas.clear();
-      this.dropConversation(id);
+      for (const { conversation, records, row, logBytes } of items) this.applyAll(conversation, records, row, logBytes);
+      this.deltas.flush();
     });
+    this.drop = db.transaction((id: string) => this.dropOne(id));
     this.setLogEnds = db.transaction((ends: ReadonlyMap<string, LogEnd>) => {
       for (const [id, end] of ends) this.logEnds.set(id, end);
     });
@@ -140,77 +135,44 @@ export class IndexWriter {
     });
   }
 
-  // --- the parts of an apply, inside a transaction ------------------------------------------
-
-  /** The rows of `item`'s records; what they add to the counting tables waits for flushDeltas. */
-  applyRecords(item: IndexItem): void {
-    let events = 0;
-    for (const rec of item.records) {
-      if (rec.t === "event") {
-        this.outbox.event(item.conversationId, rec);
-        this.messages.write(item.conversationId, rec, item.recipients[events++] ?? []);
-      } else {
-        this.applyOne(item, rec);
-      }
-    }
-  }
-
-  /** The conversation's row, and where its log ended after record `lastN` (see LogEnds). */
-  finishConversation(id: string, row: ConversationRow, lastN: number, logBytes: number | undefined): void {
+  // Inside a transaction whose deltas are cleared before and flushed after.
+  private applyAll(conv: Conversation, records: readonly LogRecord[], row: ConversationRow, logBytes: number | undefined): void {
+    for (const rec of records) this.applyOne(conv, rec);
     this.upsertConversation.run(
-      id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
-      row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, id, row.execMs,
+      conv.id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
+      row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, conv.id, row.execMs,
     );
-    this.logEnds.applied(id, lastN, logBytes);
+    const last = records.at(-1);
+    if (last) this.logEnds.applied(conv.id, last.n, logBytes);
   }
 
-  /** Writes what the records applied since the last flush add to the counting tables. */
-  flushDeltas(): void {
-    this.deltas.flush();
-  }
-
-  /** Forgets what was summed and not flushed (its transaction was rolled back). */
-  clearDeltas(): void {
-    this.deltas.clear();
-  }
-
-  /** Takes one conversation out, its share of the counting tables too (flushes the deltas first). */
-  dropConversation(conversationId: string): void {
-    this.deltas.flush();
-    for (const [agent, seconds] of replayResponseTimes(this.selectReplayRows.iterate(conversationId))) {
-      this.deltas.response(agent, seconds, -1);
-    }
-    this.deltas.flush();
-    for (const s of this.subtractAggregates) s.run(conversationId);
-    for (const s of this.deleteEmptyAggregates) s.run();
-    for (const s of this.deleteConversationRows) s.run(conversationId);
-  }
-
-  private applyOne(item: IndexItem, rec: Exclude<LogRecord, { t: "event" }>): void {
-    const id = item.conversationId;
+  private applyOne(conv: Conversation, rec: LogRecord): void {
     switch (rec.t) {
+      case "event":
+        this.outbox.event(conv.id, rec);
+        return this.messages.write(conv, rec);
       case "phase":
       case "phase_refused":
-        return this.state.phase(id, rec);
+        return this.state.phase(conv.id, rec);
       case "turn_start":
-        return this.state.turnStart(id, rec, item.turnNumbers[rec.turnId]);
+        return this.state.turnStart(conv, rec);
       case "completion":
-        return this.state.completion(id, rec);
+        return this.state.completion(conv.id, rec);
       case "turn_end":
-        return this.state.turnEnd(id, rec);
+        return this.state.turnEnd(conv.id, rec);
       case "status":
       case "archive":
-        return this.state.status(id, rec);
+        return this.state.status(conv.id, rec);
       case "cursor":
-        return this.state.cursor(id, rec, item.sessions[rec.agent]);
+        return this.state.cursor(conv, rec);
       case "read":
-        return this.unread.markRead(id, rec.agent, rec.seq);
+        return this.unread.markRead(conv.id, rec.agent, rec.seq);
       case "ack":
-        return this.unread.ack(id, rec.agent, rec.eventId, rec.n, rec.at);
+        return this.unread.ack(conv.id, rec.agent, rec.eventId, rec.n, rec.at);
       case "sent":
         return this.outbox.sent(rec);
       case "run_pending":
-        return this.pendingRuns.opened(id, rec);
+        return this.pendingRuns.opened(conv.id, rec);
       case "agent_run":
         return this.pendingRuns.done(rec);
       case "exec":
@@ -221,4 +183,14 @@ export class IndexWriter {
     }
   }
 
+  private dropOne(conversationId: string): void {
+    this.deltas.clear();
+    for (const [agent, seconds] of replayResponseTimes(this.selectReplayRows.iterate(conversationId))) {
+      this.deltas.response(agent, seconds, -1);
+    }
+    this.deltas.flush();
+    for (const s of this.subtractAggregates) s.run(conversationId);
+    for (const s of this.deleteEmptyAggregates) s.run();
+    for (const s of this.deleteConversationRows) s.run(conversationId);
+  }
 }

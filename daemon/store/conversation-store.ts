@@ -1,14 +1,13 @@
 // The daemon's access to conversations: lazy loading from the log (the truth), a bounded cache
 // of live aggregates, and the commit path. A commit folds records into the aggregate at once
 // (so the next event of the same conversation sees them) and resolves its `durable` promise
-// only when the log has fsync'd them. The index feed hears of the records at once and of their
-// fate when the log settles them: nothing reaches the index before it is durable.
+// only when the log has fsync'd them; the index is fed after that, never before.
 
-import type { Conversation } from "../../src/conversation-state.js";
+import { conversationRow, type Conversation } from "../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import { stamp } from "../../src/conversation.js";
 import { currentTurn } from "../../src/turns.js";
-import type { ConversationIndex, ConversationLog, IndexFeed } from "../../src/ports.js";
+import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { IndexFeeder } from "./index-feeder.js";
@@ -22,8 +21,6 @@ export interface StoreOptions {
   maxCachedEvents?: number;
   /** Work queued on a conversation pins it in the cache. */
   isBusy?: (id: string) => boolean;
-  /** What writes the index (the daemon's: a worker thread); default: the main thread, through `index`. */
-  feed?: IndexFeed;
   /** The index is derived: a failure there is reported, never fatal (it is repaired at start). */
   onIndexError?: (err: unknown, conversationId: string) => void;
   /**
@@ -42,7 +39,7 @@ export interface Commit {
 
 export class ConversationStore {
   private readonly cache: ConversationCache;
-  private readonly feed: IndexFeed;
+  private readonly feeder: IndexFeeder;
   private readonly loading = new Map<string, Promise<Conversation | undefined>>();
   private readonly known = new Set<string>();
   /**
@@ -58,7 +55,7 @@ export class ConversationStore {
   constructor(private readonly opts: StoreOptions) {
     const isBusy = opts.isBusy ?? (() => false);
     this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, (id) => this.pinned.has(id) || isBusy(id));
-    this.feed = opts.feed ?? new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
+    this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
   }
 
   /**
@@ -132,20 +129,17 @@ export class ConversationStore {
     const before = conv.events.length;
     const stamped = stamp(conv, records);
     applyRecords(conv, stamped);
+    // The row as of these records: by the time they are durable the aggregate may be further on.
+    const row = conversationRow(conv);
     const ids: string[] = [];
     for (const r of stamped) if (r.t === "event") ids.push(r.ev.id);
     for (const id of ids) this.remember(id);
     this.known.add(conv.id);
     this.cache.grew(conv.events.length - before);
     this.noteTurns(conv);
-    const appended = this.opts.log.append(conv.id, stamped);
-    // Announced now, as of these records (by the time they are durable the aggregate may be
-    // further on), and after the log has them, so that its work is queued first.
-    const ticket = this.feed.staged(conv, stamped);
-    const durable = appended.then(
-      (logBytes) => this.feed.durable(ticket, logBytes),
+    const durable = this.opts.log.append(conv.id, stamped).then(
+      (logBytes) => this.feeder.add(conv, stamped, row, logBytes),
       (err: unknown) => {
-        this.feed.failed(ticket);
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.
         this.cache.delete(conv.id);
@@ -176,7 +170,7 @@ export class ConversationStore {
 
   /** Resolves once every durable record so far is in the index. */
   indexed(): Promise<void> {
-    return this.feed.idle();
+    return this.feeder.idle();
   }
 
   private async load(id: string): Promise<Conversation | undefined> {

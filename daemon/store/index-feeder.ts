@@ -1,14 +1,11 @@
-// Feeds the index on the main thread with what the log has made durable, in batches: everything
-// that became durable in one group-commit flush is applied in one SQLite transaction (a commit
-// per event would cost more than all the rows written). The index is derived and may lag the
-// log by a tick; it is repaired from the log at start if the process dies in between. The
-// daemon writes its index on a worker thread instead (adapters/sqlite-index/worker-index-feed.ts);
-// this one serves where a thread is not worth it (tests, tools).
+// Feeds the index with what the log has made durable, in batches: everything that became durable
+// in one group-commit flush is applied in one SQLite transaction (a commit per event would cost
+// more than all the rows written). The index is derived and may lag the log by a tick; it is
+// repaired from the log at start if the process dies in between.
 
-import type { Conversation } from "../../src/conversation-state.js";
-import type { ConversationIndex, IndexFeed, IndexItem } from "../../src/ports.js";
+import type { Conversation, ConversationRow } from "../../src/conversation-state.js";
+import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
-import { indexItem } from "../../adapters/sqlite-index/index-item.js";
 
 const MIN_APPLY_GAP_MS = 10;
 // Under load the gap grows to the time the last apply took (the index then takes at most about
@@ -16,21 +13,8 @@ const MIN_APPLY_GAP_MS = 10;
 // the index may lag: the queries that wait for it (ConversationStore.indexed) wait at most this.
 const MAX_APPLY_GAP_MS = 200;
 
-/** The items of one conversation made durable since the last apply, as one. */
-interface Pending {
-  conversationId: string;
-  records: LogRecord[];
-  recipients: (readonly string[])[];
-  turnNumbers: Record<string, number>;
-  sessions: Record<string, string>;
-  row: IndexItem["row"];
-  logBytes: number;
-}
-
-export class IndexFeeder implements IndexFeed {
-  private readonly staging = new Map<number, IndexItem>();
-  private nextTicket = 0;
-  private pending = new Map<string, Pending>();
+export class IndexFeeder {
+  private pending = new Map<string, { conversation: Conversation; records: LogRecord[]; row: ConversationRow; logBytes: number }>();
   private scheduled = false;
   private lastApply = -Infinity;
   /** How long the last apply took: the gap before the next one (see MAX_APPLY_GAP_MS). */
@@ -43,34 +27,18 @@ export class IndexFeeder implements IndexFeed {
     private readonly onError: (err: unknown, conversationIds: string[]) => void,
   ) {}
 
-  staged(conversation: Conversation, records: readonly LogRecord[]): number {
-    const ticket = this.nextTicket++;
-    this.staging.set(ticket, indexItem(conversation, records, this.index.recipientsOf));
-    return ticket;
-  }
-
-  failed(ticket: number): void {
-    this.staging.delete(ticket);
-  }
-
-  /** Queues the ticket's records (durable now, in log order), with the log's size after them. */
-  durable(ticket: number, logBytes: number): void {
-    const item = this.staging.get(ticket);
-    if (!item) return;
-    this.staging.delete(ticket);
-    const same = this.pending.get(item.conversationId);
-    if (same) {
-      same.records.push(...item.records);
-      same.recipients.push(...item.recipients);
-      Object.assign(same.turnNumbers, item.turnNumbers);
-      Object.assign(same.sessions, item.sessions);
-      same.row = item.row;
-      same.logBytes = logBytes;
+  /**
+   * Queue durable records of one conversation (in log order), with its row as of the last one
+   * and the log's size after it (it goes into the index with them: see ConversationIndex.indexedLogs).
+   */
+  add(conversation: Conversation, records: readonly LogRecord[], row: ConversationRow, logBytes: number): void {
+    const item = this.pending.get(conversation.id);
+    if (item) {
+      item.records.push(...records);
+      item.row = row;
+      item.logBytes = logBytes;
     } else {
-      this.pending.set(item.conversationId, {
-        conversationId: item.conversationId, records: [...item.records], recipients: [...item.recipients],
-        turnNumbers: { ...item.turnNumbers }, sessions: { ...item.sessions }, row: item.row, logBytes,
-      });
+      this.pending.set(conversation.id, { conversation, records: [...records], row, logBytes });
     }
     if (this.scheduled) return;
     this.scheduled = true;
@@ -93,13 +61,13 @@ export class IndexFeeder implements IndexFeed {
 
   flush(): void {
     const start = performance.now();
-    const items: IndexItem[] = [...this.pending.values()];
+    const items: IndexBatchItem[] = [...this.pending.values()];
     this.pending = new Map();
     this.scheduled = false;
     try {
       if (items.length > 0) this.index.applyBatch(items);
     } catch (err) {
-      this.onError(err, items.map((i) => i.conversationId));
+      this.onError(err, items.map((i) => i.conversation.id));
     } finally {
       this.lastApply = performance.now();
       this.lastApplyMs = this.lastApply - start;

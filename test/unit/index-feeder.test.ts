@@ -1,11 +1,12 @@
 // The index feeder (daemon/store/index-feeder.ts) against an index that records its batches:
-// what became durable together is applied together, in log order, what failed never, and under
-// load the gap between applies grows with the time an apply takes, so batches grow with the load.
+// what became durable together is applied together, in log order, and under load the gap
+// between applies grows with the time an apply takes, so batches grow with the load.
 
 import { describe, expect, it } from "vitest";
 import { IndexFeeder } from "../../daemon/store/index-feeder.js";
+import { conversationRow } from "../../src/conversation-state.js";
 import { emptyConversation } from "../../src/conversation-reducer.js";
-import type { ConversationIndex, IndexItem } from "../../src/ports.js";
+import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 const rec = (n: number): LogRecord => ({ n, at: n, t: "read_file", path: `f${n}` });
@@ -14,11 +15,10 @@ const rec = (n: number): LogRecord => ({ n, at: n, t: "read_file", path: `f${n}`
 function recordingIndex(busyMs = 0) {
   const batches: { records: Map<string, number[]>; start: number; end: number }[] = [];
   const index = {
-    recipientsOf: () => [],
-    applyBatch(items: readonly IndexItem[]) {
+    applyBatch(items: readonly IndexBatchItem[]) {
       const start = performance.now();
       while (performance.now() - start < busyMs); // the apply's own time, on this thread
-      batches.push({ records: new Map(items.map((i) => [i.conversationId, i.records.map((r) => r.n)])), start, end: performance.now() });
+      batches.push({ records: new Map(items.map((i) => [i.conversation.id, i.records.map((r) => r.n)])), start, end: performance.now() });
     },
   } as unknown as ConversationIndex;
   return { index, batches };
@@ -32,36 +32,23 @@ describe("IndexFeeder", () => {
     const feeder = new IndexFeeder(index, (err) => { throw err; });
     const a = conv("a");
     const b = conv("b");
-    const tickets = [feeder.staged(a, [rec(1), rec(2)]), feeder.staged(b, [rec(1)]), feeder.staged(a, [rec(3)])];
-    expect(batches).toHaveLength(0);
-    for (const [i, t] of tickets.entries()) feeder.durable(t, 10 + i);
+    feeder.add(a, [rec(1), rec(2)], conversationRow(a), 10);
+    feeder.add(b, [rec(1)], conversationRow(b), 5);
+    feeder.add(a, [rec(3)], conversationRow(a), 15);
     await feeder.idle();
     expect(batches).toHaveLength(1);
     expect(batches[0]!.records).toEqual(new Map([[a.id, [1, 2, 3]], [b.id, [1]]]));
-  });
-
-  it("never applies records whose append failed", async () => {
-    const { index, batches } = recordingIndex();
-    const feeder = new IndexFeeder(index, (err) => { throw err; });
-    const a = conv("a");
-    const b = conv("b");
-    const lost = feeder.staged(a, [rec(1)]);
-    const kept = feeder.staged(b, [rec(1)]);
-    feeder.failed(lost);
-    feeder.durable(kept, 5);
-    await feeder.idle();
-    expect(batches.map((x) => x.records)).toEqual([new Map([[b.id, [1]]])]);
   });
 
   it("waits at least as long as the last apply took before the next one (the index takes at most about half the thread)", async () => {
     const { index, batches } = recordingIndex(60);
     const feeder = new IndexFeeder(index, (err) => { throw err; });
     const a = conv("a");
-    feeder.durable(feeder.staged(a, [rec(1)]), 1);
+    feeder.add(a, [rec(1)], conversationRow(a), 1);
     await feeder.idle();
-    // Durable right after a 60 ms apply: applied no sooner than 60 ms after it ended.
-    feeder.durable(feeder.staged(a, [rec(2)]), 2);
-    feeder.durable(feeder.staged(a, [rec(3)]), 3);
+    // Added right after a 60 ms apply: applied no sooner than 60 ms after it ended.
+    feeder.add(a, [rec(2)], conversationRow(a), 2);
+    feeder.add(a, [rec(3)], conversationRow(a), 3);
     await feeder.idle();
     expect(batches).toHaveLength(2);
     expect(batches[1]!.records.get(a.id)).toEqual([2, 3]);
