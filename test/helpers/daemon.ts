@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { getPublicKey, finalizeEvent } from "nostr-tools/pure";
 import { decode } from "nostr-tools/nip19";
 import type { NostrEvent } from "../../src/types.js";
+import type { ProjectKeys } from "./events.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const BIN = join(ROOT, "bin/tenexd.js");
@@ -43,6 +44,16 @@ export function makeProject(dir: string, patch: (config: Record<string, any>) =>
     signAsOwner: (kind, content, tags, createdAt) =>
       finalizeEvent({ kind, content, tags, created_at: createdAt ?? Math.floor(Date.now() / 1000) }, sk) as NostrEvent,
   };
+}
+
+/** The keys `tenexd init --example` made for `project`, to sign events as its owner and agents. */
+export function projectKeys(project: TestProject): ProjectKeys {
+  const key = (slug: string) => {
+    const sk = readKey(join(project.tenexDir, `keys/${slug}.nsec`));
+    return { sk, pubkey: getPublicKey(sk) };
+  };
+  const d = JSON.parse(readFileSync(join(project.tenexDir, "config.json"), "utf8")).project.d as string;
+  return { owner: project.owner, orchestrator: key("orchestrator"), agents: { planner: key("planner"), coder: key("coder") }, d };
 }
 
 export interface RunningDaemon {

@@ -24,13 +24,21 @@ export function sign(key: TestKey, kind: number, content: string, tags: string[]
 /** ~0.8 KB of text, like the benchmark workload. */
 export const filler = (i: number, size = 800) => `message ${i} `.padEnd(size, "lorem ipsum dolor sit amet ");
 
+/** Keys of an existing project (e.g. one `tenexd init` made), instead of fresh ones. */
+export interface ProjectKeys {
+  owner: TestKey;
+  orchestrator: TestKey;
+  agents: Record<string, TestKey>;
+  d: string;
+}
+
 /** A test project: owner, orchestrator, agents, a user, and event builders for them. */
-export function testProject(opts: { agents?: string[] } = {}) {
-  const owner = newKey();
-  const orchestrator = newKey();
-  const slugs = opts.agents ?? ["planner", "coder"];
-  const agents = Object.fromEntries(slugs.map((s) => [s, newKey()])) as Record<string, TestKey>;
-  const coordinate = formatCoordinate(owner.pubkey, "test-project");
+export function testProject(opts: { agents?: string[]; keys?: ProjectKeys } = {}) {
+  const owner = opts.keys?.owner ?? newKey();
+  const orchestrator = opts.keys?.orchestrator ?? newKey();
+  const slugs = opts.agents ?? (opts.keys ? Object.keys(opts.keys.agents) : ["planner", "coder"]);
+  const agents = Object.fromEntries(slugs.map((s) => [s, opts.keys?.agents[s] ?? newKey()])) as Record<string, TestKey>;
+  const coordinate = formatCoordinate(owner.pubkey, opts.keys?.d ?? "test-project");
   const info = {
     coordinate,
     ownerPubkey: owner.pubkey,

@@ -15,7 +15,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NDKEvent } from "@nostr-dev-kit/ndk";
 import type { NostrEvent } from "../../src/types.js";
-import { testProject } from "./events.js";
+import { testProject, type ProjectKeys, type TestKey } from "./events.js";
+import { TenexModel } from "./tenex-model.js";
 
 const BASE = 1_700_000_000;
 const ms = (secs: number, extra = 0) => secs * 1000 + extra;
@@ -33,7 +34,7 @@ export interface TenexFile {
     completions: { agent: string; message: string; timestamp?: number }[]; reason?: string; isCompleted: boolean;
   }[];
   executionTime: { totalSeconds: number; currentSessionStart?: number; isActive: boolean; lastUpdated: number };
-  metadata: { readFiles?: string[]; summary?: string };
+  metadata: { readFiles?: string[]; summary?: string; last_user_message?: string };
   phaseStartedAt?: number;
 }
 
@@ -49,7 +50,7 @@ export const serialize = (ev: NostrEvent, withSig = true) => new NDKEvent(undefi
 /** Same event, signature damaged (last hex digit changed): its id still matches its content. */
 const breakSignature = (ev: NostrEvent): NostrEvent => ({ ...ev, sig: ev.sig.slice(0, -1) + (ev.sig.endsWith("0") ? "1" : "0") });
 
-function mainConversation(p: ReturnType<typeof testProject>) {
+function mainConversation(p: ReturnType<typeof testProject>, ghost: boolean) {
   const { owner, orchestrator, agents: { planner, coder } } = p;
   const root = p.root(owner, "Build a login page", [orchestrator.pubkey], [], BASE);
   const r = (k: typeof owner, t: number, content: string, pTags: string[] = [], extra: string[][] = []) =>
@@ -73,7 +74,7 @@ function mainConversation(p: ReturnType<typeof testProject>) {
       orchestrator: { lastProcessedMessageIndex: 9 },
       planner: { lastProcessedMessageIndex: 3, claudeSessionId: "sess-planner", lastSeenPhase: "plan" },
       coder: { lastProcessedMessageIndex: 7, claudeSessionId: "sess-coder" },
-      ghost: { lastProcessedMessageIndex: 2 },
+      ...(ghost ? { ghost: { lastProcessedMessageIndex: 2 } } : {}),
     },
     phaseTransitions: [
       { from: "chat", to: "plan", message: "Plan the login page", timestamp: ms(BASE + 10, 500), agentPubkey: orchestrator.pubkey, agentName: "Orchestrator", reason: "needs a plan" },
@@ -83,8 +84,9 @@ function mainConversation(p: ReturnType<typeof testProject>) {
       { turnId: "turn-1", timestamp: ms(BASE + 10, 600), phase: "plan", agents: ["planner"], reason: "plan first",
         completions: [{ agent: "planner", message: "Plan ready: three steps", timestamp: ms(BASE + 30, 100) }], isCompleted: true },
       // Completion time in event seconds, as TENEX copied it from created_at; "ghost" is unknown.
-      { turnId: "turn-2", timestamp: ms(BASE + 40, 600), phase: "execute", agents: ["coder", "ghost"], reason: "build",
-        completions: [{ agent: "coder", message: "Implemented the page", timestamp: BASE + 50 }, { agent: "ghost", message: "boo" }], isCompleted: false },
+      { turnId: "turn-2", timestamp: ms(BASE + 40, 600), phase: "execute", agents: ["coder", ...(ghost ? ["ghost"] : [])], reason: "build",
+        completions: [{ agent: "coder", message: "Implemented the page", timestamp: BASE + 50 }, ...(ghost ? [{ agent: "ghost", message: "boo" }] : [])],
+        isCompleted: false },
       { turnId: "turn-3", timestamp: ms(BASE + 58), phase: "verification", agents: ["coder", "planner"], reason: "verify",
         completions: [
           { agent: "coder", message: "Tests pass", timestamp: ms(BASE + 60, 200) },
@@ -133,18 +135,22 @@ function oldConversation(p: ReturnType<typeof testProject>) {
 
 const writeJson = (path: string, v: unknown) => writeFileSync(path, JSON.stringify(v, null, 2));
 
-const metaEntry = (c: FixtureConversation, archived?: boolean) => ({
+const metaEntry = (c: Omit<FixtureConversation, "id"> & { id: string }, archived?: boolean) => ({
   id: c.id, title: c.file.title, createdAt: c.events[0]!.created_at, updatedAt: c.events.at(-1)!.created_at,
   phase: c.file.phase, eventCount: c.events.length, agentCount: new Set(c.events.map((e) => e.pubkey)).size,
   ...(archived !== undefined ? { archived } : {}),
 });
 
-/** Writes the folder under `root` and returns it with what it holds. */
-export function writeTenexFixture(root: string) {
-  const project = testProject({ agents: ["planner", "coder"] });
+/**
+ * Writes the folder under `root` and returns it with what it holds. With `keys`, its events are
+ * signed with that project's keys (so it matches it); `ghost: false` leaves out the agent slug
+ * no project knows.
+ */
+export function writeTenexFixture(root: string, opts: { keys?: ProjectKeys; ghost?: boolean } = {}) {
+  const project = testProject({ agents: ["planner", "coder"], ...(opts.keys ? { keys: opts.keys } : {}) });
   const dir = join(root, ".tenex", "conversations");
   mkdirSync(join(dir, "archive"), { recursive: true });
-  const main = mainConversation(project);
+  const main = mainConversation(project, opts.ghost ?? true);
   const live = liveConversation(project);
   const old = oldConversation(project);
   writeJson(join(dir, `${main.id}.json`), main.file);
@@ -167,3 +173,120 @@ export function writeTenexFixture(root: string) {
 }
 
 export type TenexFixture = ReturnType<typeof writeTenexFixture>;
+
+const T0 = BASE + 2000;
+const at = (secs: number, extraMs = 0) => ms(T0 + secs, extraMs);
+
+/** An agent's event as TENEX's NostrPublisher built it: a reply to its trigger, p only for its destination. */
+function agentEvent(
+  p: ReturnType<typeof testProject>, author: TestKey, root: NostrEvent, trigger: NostrEvent, content: string, secs: number,
+  opts: { complete?: boolean; phase: string },
+): NostrEvent {
+  return p.reply(author, root, content, opts.complete ? [p.orchestrator.pubkey] : [], [
+    ["triggering-event-id", trigger.id], ["triggering-event-content", trigger.content.slice(0, 50)],
+    ["phase", opts.phase], ["net-time", "0"], ...(opts.complete ? [["tool", "complete"]] : []),
+  ], root, T0 + secs);
+}
+
+/** Same text with trailing dots until `ok` holds (ids are hashes: this picks an id order). */
+function withIdOrder(make: (content: string) => NostrEvent, content: string, ok: (ev: NostrEvent) => boolean): NostrEvent {
+  for (let dots = 0; ; dots++) {
+    const ev = make(content + ".".repeat(dots));
+    if (ok(ev)) return ev;
+  }
+}
+
+/**
+ * `multi`: a conversation run by TENEX's orchestrator with two-agent turns (see tenex-model.ts for
+ * the rules it follows). It holds what the issue's prober met:
+ * - double-recorded completions: turns A and C route planner and coder together, so planner's
+ *   completion is noted (its summary, ms) and copied again from its event (content, seconds);
+ *   coder's completion for B lands in A too, and for D in C;
+ * - a sub-second answer/completion pair: coder answers and completes in one second (the
+ *   completion's id sorts before the answer's), and planner's last completion is noted at
+ *   .999 s while its event is signed in the next second;
+ * - END routings, one after a completed turn, one after an unfinished one;
+ * - no state for the orchestrator, whom every completion addresses.
+ * `first` is the file as TENEX had written it just after planner's last completion (turn E);
+ * `file` the same conversation later, grown by three messages, a turn and a phase change.
+ */
+function multiConversation(p: ReturnType<typeof testProject>) {
+  const { owner, orchestrator, agents: { planner, coder } } = p;
+  const root = p.root(owner, "Ship the export feature", [], [], T0);
+  const m = new TenexModel(root.id, "Ship the export feature", owner.pubkey);
+  const reply = (author: TestKey, trigger: NostrEvent, content: string, secs: number, complete = false) =>
+    agentEvent(p, author, root, trigger, content, secs, { complete, phase: m.phase });
+  m.add(root);
+  const ids: Record<string, string> = {};
+
+  ids.A = m.route(["planner", "coder"], "plan", "plan and scaffold", at(1, 200), orchestrator);
+  m.run("planner", "sess-planner-1");
+  m.run("coder");
+  m.noteCompletion("planner", "Plan summary: three steps, export first", at(5, 400));
+  const pA = reply(planner!, root, "Plan: three steps", 5, true);
+  m.add(pA);
+  m.wake(pA, "planner");
+  ids.B = m.route(["coder"], "plan", "coder still scaffolding", at(6, 100), orchestrator);
+  m.run("coder");
+  m.noteCompletion("coder", "Scaffold ready", at(8, 300));
+  const cB = reply(coder!, pA, "Scaffold ready", 8, true);
+  m.add(cB);
+  m.wake(cB, "coder");
+
+  ids.C = m.route(["planner", "coder"], "execute", "build it", at(9, 100), orchestrator);
+  m.run("planner", "sess-planner-2");
+  m.noteCompletion("planner", "Reviewed the scaffold", at(12, 700));
+  const pC = reply(planner!, cB, "Reviewed the scaffold", 12, true);
+  m.add(pC);
+  m.wake(pC, "planner");
+  ids.D = m.route(["coder"], "execute", "implement", at(13, 500), orchestrator);
+  m.run("coder");
+  const answer = withIdOrder((c) => reply(coder!, pC, c, 16), "Working on it", () => true);
+  const cD = withIdOrder((c) => reply(coder!, pC, c, 16, true), "Implemented", (ev) => ev.id < answer.id);
+  m.add(answer);
+  m.noteCompletion("coder", cD.content, at(16, 400));
+  m.add(cD);
+  m.wake(cD, "coder");
+
+  ids.E = m.route(["planner"], "verification", "verify", at(17, 200), orchestrator);
+  m.run("planner");
+  m.noteCompletion("planner", "All good", at(20, 999));
+  const pE = reply(planner!, cD, "All good", 21, true);
+  m.add(pE);
+  m.wake(pE, "planner");
+  m.work(14, at(21, 500));
+  const first = m.file();
+
+  ids.F = m.route(["END"], "verification", "Workflow complete", at(21, 600), orchestrator);
+  const thanks = p.reply(owner, root, "Thanks! One more: add CSV too", [], [], pE, T0 + 30);
+  m.add(thanks);
+  ids.G = m.route(["planner"], "chat", "answer the user", at(31), orchestrator);
+  m.run("planner");
+  const welcome = reply(planner!, thanks, "CSV is in the plan for tomorrow", 33);
+  m.add(welcome);
+  const bye = p.reply(owner, root, "Bye", [], [], welcome, T0 + 45);
+  m.add(bye);
+  ids.H = m.route(["END"], "chat", "User said goodbye", at(46), orchestrator);
+  m.work(6, at(46, 100));
+
+  const events = [root, pA, cB, pC, answer, cD, pE, thanks, welcome, bye];
+  return { id: root.id, file: m.file(), first, events, turnIds: ids, firstEvents: events.slice(0, 7) };
+}
+
+/** Writes only the `multi` conversation (its first version with `grown: false`) under `root`. */
+export function writeMultiFixture(root: string, opts: { keys?: ProjectKeys; grown?: boolean } = {}) {
+  const project = testProject({ agents: ["planner", "coder"], ...(opts.keys ? { keys: opts.keys } : {}) });
+  const dir = join(root, ".tenex", "conversations");
+  mkdirSync(join(dir, "archive"), { recursive: true });
+  const multi = multiConversation(project);
+  const write = (grown: boolean) => {
+    const file = grown ? multi.file : multi.first;
+    writeJson(join(dir, `${multi.id}.json`), file);
+    writeJson(join(dir, "metadata.json"), { conversations: [{ ...metaEntry({ ...multi, file, events: grown ? multi.events : multi.firstEvents }), archived: false }] });
+  };
+  write(opts.grown ?? true);
+  const agentsBySlug = new Map(project.info.agents.map((a) => [a.slug, a.pubkey]));
+  return { dir, project, agentsBySlug, multi, first: () => write(false), grow: () => write(true) };
+}
+
+export type MultiFixture = ReturnType<typeof writeMultiFixture>;
