@@ -1,7 +1,6 @@
 // TENEX phase transitions and execution time → phase and exec records.
 
 import type { ExecRecord, PhaseRecord } from "../../src/records.js";
-import type { Phase } from "../../src/types.js";
 import type { PhasedTransition } from "./parse-conversation.js";
 import type { TenexExecutionTime } from "./tenex-schema.js";
 import { toMs } from "./time.js";
@@ -17,19 +16,6 @@ export const phaseRecords = (transitions: readonly PhasedTransition[]): Draft<Ph
     t: "phase", at: toMs(tr.timestamp), from: tr.from, to: tr.to, by: tr.agentPubkey,
     message: tr.message, reason: tr.reason ?? "",
   }));
-
-/**
- * The phase record that brings the log to the phase TENEX ended in, when its transitions do not
- * (older TENEX versions changed phase without recording a transition). Nobody is known to
- * have asked for it, so `by` is empty and the reason says where it came from.
- */
-export function closingPhaseRecord(reached: Phase, final: Phase | undefined, at: number): Draft<PhaseRecord>[] {
-  if (final === undefined || final === reached) return [];
-  return [{
-    t: "phase", at, from: reached, to: final, by: "", message: "",
-    reason: "imported from TENEX: phase set without a recorded transition",
-  }];
-}
 
 /**
  * TENEX kept a running total, not sessions. The closed total becomes one start/stop pair of

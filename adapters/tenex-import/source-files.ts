@@ -49,12 +49,19 @@ async function jsonFilesIn(dir: string, archived: boolean): Promise<SourceFile[]
     });
 }
 
-/** Every `*.json` conversation file, active ones first, then `archive/`. */
+/**
+ * Every `*.json` conversation file, active ones first, then `archive/`. A folder with neither
+ * conversation files nor TENEX's metadata.json holds no TENEX project: an error, not "0 imported".
+ */
 export async function listSourceFiles(srcDir: string): Promise<SourceFile[]> {
   const st = await stat(srcDir).catch(() => undefined);
   if (!st) throw new TenexSourceError(srcDir, "no such folder");
   if (!st.isDirectory()) throw new TenexSourceError(srcDir, "not a folder");
-  return [...(await jsonFilesIn(srcDir, false)), ...(await jsonFilesIn(join(srcDir, ARCHIVE_DIR), true))];
+  const files = [...(await jsonFilesIn(srcDir, false)), ...(await jsonFilesIn(join(srcDir, ARCHIVE_DIR), true))];
+  if (files.length === 0 && !(await stat(join(srcDir, METADATA_FILE)).catch(() => undefined))) {
+    throw new TenexSourceError(srcDir, `found no TENEX project there (no ${METADATA_FILE}, no <id>.json conversation files)`);
+  }
+  return files;
 }
 
 export async function readJson(path: string): Promise<unknown> {

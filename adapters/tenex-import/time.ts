@@ -4,4 +4,7 @@
 
 const SECONDS_LIMIT = 1e11;
 
-export const toMs = (t: number): number => (t < SECONDS_LIMIT ? Math.round(t * 1000) : Math.round(t));
+/** The stamp was copied from an event's created_at (seconds), not taken from TENEX's clock. */
+export const isSecondsStamp = (t: number): boolean => t < SECONDS_LIMIT;
+
+export const toMs = (t: number): number => (isSecondsStamp(t) ? Math.round(t * 1000) : Math.round(t));

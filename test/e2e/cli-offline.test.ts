@@ -2,13 +2,13 @@
 // (stderr, and "source": "index" in JSON), writes are refused with a clear message, and the two
 // commands that need the daemon stopped (reindex, import) do their work.
 
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TenexClient } from "../../daemon/client/client.js";
 import type { PostResult } from "../../daemon/services/shapes.js";
-import { startDaemon, type TestProject } from "../helpers/daemon.js";
+import { projectKeys, startDaemon, type TestProject } from "../helpers/daemon.js";
 import { writeTenexFixture } from "../helpers/tenex-fixture.js";
 import { cli, cliProcess, endpointOf, mailboxProject } from "./api-fixture.js";
 
@@ -135,20 +135,55 @@ describe("reindex and import (daemon stopped)", () => {
     expect((await cli(project, "inbox", "--json", "-a", "coder")).json().total).toBe(2);
   });
 
-  it("import brings a TENEX project's conversations in, verified, and indexes them; twice is harmless", async () => {
-    const fx = writeTenexFixture(join(tmp, "tenex"));
+  it("import refuses another project's TENEX data, saying what differs and how to fix it; --dry-run --force writes nothing", async () => {
+    const other = writeTenexFixture(join(tmp, "tenex-other"));
+    const before = (await cli(project, "conversations", "--json")).json().total;
+    const refused = await cli(project, "import", "--from", join(tmp, "tenex-other"));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is not this project's TENEX data \(31933:[0-9a-f]{64}:tenexd-demo\); nothing was imported/);
+    expect(refused.stderr).toContain(`TENEX's events belong to project ${other.project.coordinate}`);
+    expect(refused.stderr).toMatch(/fix: config\.json: "project": \{ "owner": \{ "pubkey": "npub1\w+" \} \}/);
+    expect(refused.stderr).toMatch(/; config\.json: "project": \{ "d": "test-project" \}/);
+    expect(refused.stderr).toMatch(/agents\.json has no agent "ghost"/);
+    expect((await cli(project, "import", "--json", "--from", other.dir)).json().error.code).toBe("project_mismatch");
+    const dry = await cli(project, "import", "--from", other.dir, "--dry-run", "--force");
+    ok(dry);
+    expect(dry.stdout).toMatch(/^dry run: nothing was written$/m);
+    expect(dry.stdout).toMatch(/^would import +3 conversations, 13 events$/m);
+    expect((await cli(project, "conversations", "--json")).json().total).toBe(before);
+  });
+
+  it("import brings a matching TENEX project in, verified, indexed and read as TENEX had processed it; again adds nothing", async () => {
+    const fx = writeTenexFixture(join(tmp, "tenex"), { keys: projectKeys(project), ghost: false });
+    const unread = (await cli(project, "inbox", "--json", "-a", "orchestrator")).json().total;
     const text = await cli(project, "import", "--from", join(tmp, "tenex"));
     ok(text);
     expect(text.stdout).toMatch(/^imported +3 conversations, 13 events$/m);
+    expect(text.stdout).toMatch(/^completions +3 linked to their events, 1 with no event/m);
     expect(text.stdout).toMatch(/^bad event +/m);
     const listed = (await cli(project, "conversations", "--json", "--limit", "10")).json();
     expect(listed.items.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([fx.main.id, fx.live.id, fx.old.id]));
     expect((await cli(project, "show", "--json", "-c", fx.main.id)).json().conversation.title).toBe("Build a login page");
+    // Every completion addressed the orchestrator: TENEX had processed them all.
+    expect((await cli(project, "inbox", "--json", "-a", "orchestrator")).json().total).toBe(unread);
     const again = (await cli(project, "import", "--json", "--from", fx.dir)).json();
-    expect(again).toEqual(expect.objectContaining({ source: "index", imported: [], indexed: 0 }));
-    expect(again.skipped.map((s: { reason: string }) => s.reason)).toContain("already imported");
+    expect(again).toEqual(expect.objectContaining({ source: "index", imported: [], toppedUp: [], indexed: 0 }));
+    expect(again.unchanged.sort()).toEqual([fx.main.id, fx.live.id, fx.old.id].sort());
+  });
+
+  it("import says what is wrong with --from: missing, a file, a folder without TENEX data", async () => {
     const missing = await cli(project, "import", "--from", join(tmp, "nowhere"));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("does not exist");
+    writeFileSync(join(tmp, "export.json"), "{}");
+    const file = await cli(project, "import", "--from", join(tmp, "export.json"));
+    expect(file.code).toBe(2);
+    expect(file.stderr).toMatch(/^tenexd: .*export\.json is a file: give the TENEX project directory/);
+    expect(file.stderr).not.toMatch(/internal error|\n +at /);
+    mkdirSync(join(tmp, "empty"));
+    const empty = await cli(project, "import", "--from", join(tmp, "empty"));
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/found no TENEX project there/);
+    expect(empty.stdout).toBe("");
   });
 });
