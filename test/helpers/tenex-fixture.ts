@@ -10,6 +10,8 @@
 //   its signature, one whose content was edited after signing, an execution session still open.
 // - `old` (archived): phase "plan" with no transition recorded.
 // - an unparseable `<hex>.json`, and a conversation in a file whose name is not an id.
+// writeMultiFixture writes, on its own, `multi`: a conversation as TENEX's orchestrator left it
+// (tenex-model.ts), in a first and a grown version.
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
