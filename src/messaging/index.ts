@@ -10,4 +10,5 @@ export {
   decideBackpressure, decideStallEscalation, escalationMessage,
   type Escalation, type FlagDecision, type FlagState,
 } from "./escalation.js";
+export { decideImportedProblems, type ImportedProblems, type ImportedState } from "./imported-problems.js";
 export { decideHandoff, handoffMessage, type HandoffDecision, type HandoffRequest, type HandoffText } from "./handoff.js";

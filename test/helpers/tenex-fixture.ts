@@ -275,20 +275,55 @@ function multiConversation(p: ReturnType<typeof testProject>) {
   return { id: root.id, file: m.file(), first, events, turnIds: ids, firstEvents: events.slice(0, 7) };
 }
 
-/** Writes only the `multi` conversation (its first version with `grown: false`) under `root`. */
-export function writeMultiFixture(root: string, opts: { keys?: ProjectKeys; grown?: boolean } = {}) {
+/**
+ * `stuck`: the orchestrator routed planner in chat three times, planner answered without
+ * completing each time, and the last turn is still open (a repeated routing, a stall); then
+ * the owner asked planner three more times and TENEX stopped before running it: mail no agent
+ * processed.
+ */
+function stuckConversation(p: ReturnType<typeof testProject>) {
+  const { owner, orchestrator, agents: { planner } } = p;
+  const T1 = T0 + 500;
+  const root = p.root(owner, "Why is the build red?", [], [], T1);
+  const m = new TenexModel(root.id, "Why is the build red?", owner.pubkey);
+  m.add(root);
+  let trigger = root;
+  for (let i = 0; i < 3; i++) {
+    m.route(["planner"], "chat", "planner knows the build", ms(T1 + 10 * i + 1), orchestrator);
+    m.run("planner");
+    const answer = agentEvent(p, planner!, root, trigger, `Looking into it (${i + 1})`, 500 + 10 * i + 3, { phase: "chat" });
+    m.add(answer);
+    trigger = p.reply(owner, root, `Still red? (${i + 1})`, [], [], answer, T1 + 10 * i + 5);
+    m.add(trigger);
+  }
+  for (let i = 0; i < 3; i++) m.add(p.reply(owner, root, `planner, please answer (${i + 1})`, [planner!.pubkey], [], trigger, T1 + 40 + i));
+  return { id: root.id, file: m.file(), events: m.history };
+}
+
+/**
+ * Writes the `multi` conversation (its first version with `grown: false`) under `root`, and with
+ * `stuck` the `stuck` one beside it.
+ */
+export function writeMultiFixture(root: string, opts: { keys?: ProjectKeys; grown?: boolean; stuck?: boolean } = {}) {
   const project = testProject({ agents: ["planner", "coder"], ...(opts.keys ? { keys: opts.keys } : {}) });
   const dir = join(root, ".tenex", "conversations");
   mkdirSync(join(dir, "archive"), { recursive: true });
   const multi = multiConversation(project);
+  const stuck = opts.stuck ? stuckConversation(project) : undefined;
   const write = (grown: boolean) => {
     const file = grown ? multi.file : multi.first;
     writeJson(join(dir, `${multi.id}.json`), file);
-    writeJson(join(dir, "metadata.json"), { conversations: [{ ...metaEntry({ ...multi, file, events: grown ? multi.events : multi.firstEvents }), archived: false }] });
+    if (stuck) writeJson(join(dir, `${stuck.id}.json`), stuck.file);
+    writeJson(join(dir, "metadata.json"), {
+      conversations: [
+        { ...metaEntry({ ...multi, file, events: grown ? multi.events : multi.firstEvents }), archived: false },
+        ...(stuck ? [{ ...metaEntry(stuck), archived: false }] : []),
+      ],
+    });
   };
   write(opts.grown ?? true);
   const agentsBySlug = new Map(project.info.agents.map((a) => [a.slug, a.pubkey]));
-  return { dir, project, agentsBySlug, multi, first: () => write(false), grow: () => write(true) };
+  return { dir, project, agentsBySlug, multi, stuck, first: () => write(false), grow: () => write(true) };
 }
 
 export type MultiFixture = ReturnType<typeof writeMultiFixture>;

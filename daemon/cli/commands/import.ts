@@ -9,7 +9,9 @@ import { TenexSourceError } from "../../../adapters/tenex-import/source-files.js
 import { loadProject, type LoadedProject } from "../../config/index.js";
 import type { Command } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
+import type { Conversation } from "../../../src/conversation-state.js";
 import { importText, mismatchText } from "./support/import-text.js";
+import { recordImportedProblems } from "./support/imported-problems.js";
 import { openOfflineStore } from "./support/offline-store.js";
 import { flag, need } from "./support/options.js";
 import { emit } from "./support/output.js";
@@ -28,8 +30,10 @@ Every event's id and signature is checked; a bad event is left out and reported,
 conversation still comes in. A conversation imported before is topped up with what TENEX holds
 that the log does not, so importing again after TENEX went on is how a migration catches up,
 and importing the same folder twice adds nothing. The source is only read. What was written is
-then indexed. Refused while a daemon runs on the project. docs/migration.md tells what maps to
-what.
+then indexed. What the import brings that the daemon would escalate to the owner (an agent over
+limits.unreadThreshold, a conversation whose routing loops or stalls) is reported here and
+recorded as already told. Refused while a daemon runs on the project. docs/migration.md tells
+what maps to what.
 
 First the TENEX project is compared with this one: the project coordinate its events carry
 (owner and d tag, config.json) and the agents its turns and states name (slugs and keys,
@@ -59,6 +63,7 @@ by an unknown agent would be left out for good.
 
     const store = openOfflineStore(project, "importing");
     const bar = progressBar("import");
+    const written = new Map<string, Conversation>();
     try {
       const report = await noSource(source, () => importTenexFolder(source, {
         log: store.log,
@@ -67,11 +72,15 @@ by an unknown agent would be left out for good.
         orchestrator: project.orchestrator.pubkey,
         dryRun,
         onProgress: (p) => bar.update(p.done, p.total),
-        onAppended: (conv, records) => store.index.apply(conv, records),
+        onAppended: (conv, records) => {
+          store.index.apply(conv, records);
+          written.set(conv.id, conv);
+        },
       }));
       bar.end();
       const indexed = dryRun ? 0 : report.imported.length + report.toppedUp.length;
-      emit(ctx, "index", { from: source, dryRun, mismatches, ...report, indexed }, () => importText(report, { dryRun, mismatches }));
+      const told = dryRun ? { agents: [], conversations: [] } : await recordImportedProblems(project, store.index, written.values(), Date.now());
+      emit(ctx, "index", { from: source, dryRun, mismatches, ...report, indexed, told }, () => importText(report, { dryRun, mismatches, told }));
       return EXIT.OK;
     } finally {
       await store.close();

@@ -6,6 +6,7 @@ import type { Mismatch } from "../../../../adapters/tenex-import/check-project.j
 import type { AddedRecords, ImportReport } from "../../../../adapters/tenex-import/import-folder.js";
 import { formatTable } from "../../table.js";
 import { clip, fields } from "./format.js";
+import type { ToldProblems } from "./imported-problems.js";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -26,7 +27,7 @@ function completionsText(r: ImportReport): string {
   return parts.join(", ");
 }
 
-export function importText(r: ImportReport, opts: { dryRun: boolean; mismatches: readonly Mismatch[] }): string {
+export function importText(r: ImportReport, opts: { dryRun: boolean; mismatches: readonly Mismatch[]; told: ToldProblems }): string {
   const would = (s: string) => (opts.dryRun ? `would be ${s}` : s);
   const events = r.imported.reduce((n, c) => n + c.events, 0);
   const rows: [string, string][] = [
@@ -40,6 +41,13 @@ export function importText(r: ImportReport, opts: { dryRun: boolean; mismatches:
     rows.push(["END turns", `${r.endTurns}: TENEX's "workflow done" opens no tenexd turn; an unfinished turn before one ends there (cancelled)`]);
   }
   rows.push(["bad events", String(r.badEvents.length)], ["warnings", String(r.warnings.length)]);
+  const { told } = opts;
+  if (told.agents.length > 0) {
+    rows.push(["over threshold", `${told.agents.join(", ")}: imported mail no TENEX agent had processed (not escalated: see tenexd inbox)`]);
+  }
+  if (told.conversations.length > 0) {
+    rows.push(["looping", `${told.conversations.map((id) => id.slice(0, 12)).join(", ")}: routing that loops or stalls, imported (not escalated)`]);
+  }
   const head = (opts.dryRun ? "dry run: nothing was written\n" : "")
     + (opts.mismatches.length > 0 ? `imported with --force despite:\n${mismatchText(opts.mismatches)}` : "");
   const imported = r.imported.map((c) => [c.id.slice(0, 12), String(c.events), c.archived ? "yes" : "", clip(c.title, 50)]);
