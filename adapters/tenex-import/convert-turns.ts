@@ -142,8 +142,9 @@ function completions(turn: PhasedTurn, startAt: number, ctx: TurnContext): Draft
       ctx.counts.unlinked++;
       eventId = syntheticCompletionId(turn.turnId, c.agent, k);
     }
-    // Never before its turn nor its event in the log, whatever clock stamped it.
-    const at = Math.max(startAt, toMs(c.timestamp ?? turn.timestamp), ev ? ctx.eventAt.get(ev.id) ?? 0 : 0);
+    // Never before its turn, its event or the completion TENEX noted before it, whatever clock
+    // stamped it (a seconds stamp is up to a second early).
+    const at = Math.max(startAt, out.at(-1)?.at ?? 0, toMs(c.timestamp ?? turn.timestamp), ev ? ctx.eventAt.get(ev.id) ?? 0 : 0);
     out.push({ t: "completion", at, turnId: turn.turnId, eventId, agent, message: c.message });
   }
   return out;

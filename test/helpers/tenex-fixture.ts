@@ -228,10 +228,12 @@ function multiConversation(p: ReturnType<typeof testProject>) {
   const pA = reply(planner!, root, "Plan: three steps", 5, true);
   m.add(pA);
   m.wake(pA, "planner");
-  ids.B = m.route(["coder"], "plan", "coder still scaffolding", at(6, 100), orchestrator);
+  // All in second 5: coder's completion, copied into A with a seconds stamp, comes after
+  // planner's, noted with a ms stamp later in that second.
+  ids.B = m.route(["coder"], "plan", "coder still scaffolding", at(5, 500), orchestrator);
   m.run("coder");
-  m.noteCompletion("coder", "Scaffold ready", at(8, 300));
-  const cB = reply(coder!, pA, "Scaffold ready", 8, true);
+  m.noteCompletion("coder", "Scaffold ready", at(5, 700));
+  const cB = reply(coder!, pA, "Scaffold ready", 5, true);
   m.add(cB);
   m.wake(cB, "coder");
 

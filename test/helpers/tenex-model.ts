@@ -29,16 +29,20 @@ export class TenexModel {
   readonly states: Record<string, { lastProcessedMessageIndex: number; claudeSessionId?: string }> = {};
   phase = "chat";
   private summary = "";
+  private lastUserMessage: string | undefined;
   private serial = 0;
   private execSeconds = 0;
   private lastUpdated = 0;
 
   constructor(readonly id: string, readonly title: string, private readonly owner: string) {}
 
-  /** An event reaches TENEX (addEvent). */
+  /** An event reaches TENEX (createConversation for the first, then addEvent). */
   add(ev: NostrEvent): void {
+    const first = this.history.length === 0;
     this.history.push(ev);
-    if (ev.pubkey === this.owner && ev.content) this.summary = ev.content;
+    if (ev.pubkey !== this.owner || !ev.content) return;
+    this.summary = ev.content;
+    if (!first) this.lastUserMessage = ev.content;
   }
 
   /** The orchestrator routes (RoutingBackend): a turn, and a phase change when the phase differs. */
@@ -96,7 +100,7 @@ export class TenexModel {
       history: this.history.map((e) => serialize(e)),
       agentStates: this.states,
       phaseStartedAt: this.transitions.at(-1)?.timestamp ?? this.history[0]!.created_at * 1000,
-      metadata: { summary: this.summary, last_user_message: this.summary },
+      metadata: { summary: this.summary, ...(this.lastUserMessage !== undefined ? { last_user_message: this.lastUserMessage } : {}) },
       phaseTransitions: this.transitions,
       orchestratorTurns: this.turns,
       executionTime: { totalSeconds: this.execSeconds, isActive: false, lastUpdated: this.lastUpdated },
