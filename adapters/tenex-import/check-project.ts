@@ -35,7 +35,6 @@ const mostUsed = <K>(m: ReadonlyMap<K, number>): K | undefined => [...m].sort((a
 
 /** What the TENEX folder says about its project, conversation by conversation. */
 export class SourceSurvey {
-  conversations = 0;
   readonly coordinates = new Map<string, number>();
   /** Slug → number of turns, completions and states naming it. */
   readonly slugs = new Map<string, number>();
@@ -45,7 +44,6 @@ export class SourceSurvey {
   readonly transitionKeys = new Map<string, string>();
 
   add(c: ParsedConversation, events: readonly NostrEvent[]): void {
-    this.conversations++;
     for (const ev of events) {
       const coordinate = projectOf(ev.tags);
       if (coordinate !== undefined) bump(this.coordinates, coordinate);
