@@ -3,81 +3,21 @@
 // carrying the same (or different) events yield each event once, and a relay that is killed and
 // restarted mid-stream loses and doubles nothing. Daemon and relays are child processes.
 
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import { eventually } from "../helpers/daemon.js";
+import { inLogs, publishStream, timesOver, useCatchupFixture } from "../helpers/catchup-fixture.js";
 import {
   apiStatus, envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, sleep, snapshotLogs,
-  spawnDaemon, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
-import { queryRaw, spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
+import { queryRaw } from "../helpers/relay.js";
 import type { NostrEvent } from "../../src/types.js";
 
 const OFFLINE_EVENTS = envNumber("TENEXD_OFFLINE_EVENTS", 1_000);
 const RELAY_RESTARTS = envNumber("TENEXD_RELAY_RESTARTS", 2);
 const TRIGGERS = 5;
 
-let tmp: string;
-const relays: SpawnedRelay[] = [];
-const daemons: SpawnedDaemon[] = [];
-
-beforeAll(() => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
-  tmp = mkdtempSync(join(tmpdir(), "tenexd-offline-"));
-});
-
-afterAll(async () => {
-  await Promise.all(daemons.map((d) => d.kill()));
-  await Promise.all(relays.map((r) => r.close()));
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-async function relay(): Promise<SpawnedRelay> {
-  const r = await spawnRelay();
-  relays.push(r);
-  return r;
-}
-
-async function started(dir: string): Promise<SpawnedDaemon> {
-  const d = spawnDaemon(dir);
-  daemons.push(d);
-  await d.ready;
-  return d;
-}
-
-async function stopped(d: SpawnedDaemon): Promise<void> {
-  expect(await d.stop(), d.stderr().slice(-2000)).toEqual({ code: 0, signal: null });
-}
-
-/**
- * A project on `urls` whose agents are mailboxes except `commandAgents`, that has synced once:
- * started, took in a first conversation, stopped. (A daemon that has never taken an event in
- * has no high-water mark and takes what it finds next time in as history, quietly.)
- */
-async function syncedProject(name: string, urls: string[], commandAgents: string[] = []): Promise<{ project: TestProject; sign: SignFn }> {
-  const project = makeProject(join(tmp, name), (c) => {
-    c.relays = urls;
-  });
-  useMailboxAgents(project.tenexDir, commandAgents);
-  const sign = await wasmSigner(project.owner.sk);
-  const d = await started(project.dir);
-  const first = sign(11, "first", [["a", project.coordinate], ["title", "First"]]);
-  await Promise.all(urls.map((u) => publishAll(u, [first])));
-  await inLogs(project.tenexDir, [first.id]);
-  await sleep(1_200); // the high-water marks are written every second
-  await stopped(d);
-  return { project, sign };
-}
-
-/** Waits until every id is in the logs; returns how often each of them is there. */
-async function inLogs(tenexDir: string, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, number>> {
-  return eventually(() => {
-    const counts = eventIdCounts(snapshotLogs(tenexDir));
-    return ids.every((id) => counts.has(id)) ? counts : undefined;
-  }, timeoutMs, `${ids.length} events in the logs`);
-}
+const { relay, started, stopped, syncedProject: synced } = useCatchupFixture("tenexd-offline-");
+const syncedProject = (name: string, urls: string[], commandAgents: string[] = []) => synced(name, urls, { commandAgents });
 
 /** Waits until the daemon's status shows `count` reconnects to `url` (a fixed wait without the API). */
 async function reconnected(tenexDir: string, url: string, count: number): Promise<void> {
@@ -86,19 +26,6 @@ async function reconnected(tenexDir: string, url: string, count: number): Promis
     const health = (await apiStatus(tenexDir))?.relays?.find((h: { url: string }) => h.url === url);
     return health?.connected && health.reconnects >= count ? true : undefined;
   }, 30_000, `reconnect ${count} to ${url}`);
-}
-
-const timesOver = (counts: Map<string, number>, ids: readonly string[]) => ids.filter((id) => counts.get(id) !== 1);
-
-/** Signs and publishes `count` events in chunks, so their created_at follows the clock as a client's would. */
-async function publishStream(urls: string[], events: ProjectEvents, count: number): Promise<string[]> {
-  const accepted = new Set<string>();
-  for (let done = 0; done < count; done += 100) {
-    const batch = events.next(Math.min(100, count - done));
-    const results = await Promise.all(urls.map((u) => publishAll(u, batch)));
-    for (const ids of results) ids.forEach((id) => accepted.add(id));
-  }
-  return [...accepted];
 }
 
 describe.concurrent("offline catch-up", () => {

@@ -19,6 +19,8 @@ export interface TestProject {
   coordinate: string;
   owner: { sk: Uint8Array; pubkey: string };
   agents: Record<string, string>;
+  /** The agents' secret keys, by slug (to sign as an agent). */
+  agentKeys: Record<string, Uint8Array>;
   /** Signs an event as the owner (a TENEX client user). */
   signAsOwner(kind: number, content: string, tags: string[][], createdAt?: number): NostrEvent;
 }
@@ -37,10 +39,14 @@ export function makeProject(dir: string, patch: (config: Record<string, any>) =>
   const sk = readKey(join(tenexDir, "keys/owner.nsec"));
   const pubkey = getPublicKey(sk);
   const agents: Record<string, string> = {};
-  for (const slug of ["orchestrator", "planner", "coder", "reviewer"]) agents[slug] = getPublicKey(readKey(join(tenexDir, `keys/${slug}.nsec`)));
+  const agentKeys: Record<string, Uint8Array> = {};
+  for (const slug of ["orchestrator", "planner", "coder", "reviewer"]) {
+    agentKeys[slug] = readKey(join(tenexDir, `keys/${slug}.nsec`));
+    agents[slug] = getPublicKey(agentKeys[slug]);
+  }
   const coordinate = `31933:${pubkey}:${config.project.d}`;
   return {
-    dir, tenexDir, coordinate, owner: { sk, pubkey }, agents,
+    dir, tenexDir, coordinate, owner: { sk, pubkey }, agents, agentKeys,
     signAsOwner: (kind, content, tags, createdAt) =>
       finalizeEvent({ kind, content, tags, created_at: createdAt ?? Math.floor(Date.now() / 1000) }, sk) as NostrEvent,
   };

@@ -158,6 +158,24 @@ export function indexDisagreements(tenexDir: string): string[] {
   }
 }
 
+/**
+ * Events the index lists as messages that no log holds. The index is fed only with what is
+ * durable, so anything here was acknowledged without being on disk. Read while the daemon runs
+ * (WAL: a reader sees the last commit); the index may lag the logs, never lead them.
+ */
+export function indexedNotInLogs(tenexDir: string): string[] {
+  const db = new Database(join(tenexDir, "index.sqlite"), { readonly: true, fileMustExist: true });
+  let ids: { id: string }[];
+  try {
+    ids = db.prepare("SELECT event_id AS id FROM messages").all() as { id: string }[];
+  } finally {
+    db.close();
+  }
+  // The logs after the index: what the index held was durable before it was read.
+  const inLogs = eventIdCounts(snapshotLogs(tenexDir));
+  return ids.map((r) => r.id).filter((id) => !inLogs.has(id));
+}
+
 /** PRAGMA user_version of an index file. */
 export function indexSchemaVersion(path: string): number {
   const db = new Database(path, { readonly: true, fileMustExist: true });
