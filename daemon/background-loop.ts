@@ -6,6 +6,8 @@ export interface LoopStatus {
   runs: number;
   failures: number;
   lastRunAt?: number;
+  /** When the next run is due (absent while running or stopped). */
+  nextRunAt?: number;
   lastError?: { at: number; message: string };
 }
 
@@ -36,12 +38,23 @@ export class BackgroundLoop {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    delete this.status.nextRunAt;
     await this.running;
+  }
+
+  /** Runs now rather than at the scheduled time (a backoff included); nothing if running already. */
+  runSoon(): void {
+    if (this.stopped || this.running || !this.timer) return;
+    clearTimeout(this.timer);
+    this.schedule(0);
   }
 
   private schedule(delay: number): void {
     if (this.stopped) return;
+    this.status.nextRunAt = this.now() + delay;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
+      delete this.status.nextRunAt;
       this.running = this.tick().finally(() => (this.running = undefined));
     }, delay);
     // A background loop alone must not keep the process alive.

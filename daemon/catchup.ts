@@ -16,8 +16,13 @@
 // page size is therefore learned first: each filter alone, until one answers a full page (the
 // relay honours the page size) or all have answered, and the largest answer is a size the relay
 // honours (see learnPageSize).
+//
+// A second holding a page or more for one filter cannot be paged past by created_at: it is
+// split (by author, by kind, by tag; src/backfill/second-walk.ts) and fetched part by part,
+// never skipped. What cannot be seen whole leaves the back-fill incomplete, with the reason.
 
-import { matchFilter, type Filter } from "nostr-tools/filter";
+import { nextPage, pageRequest, windowed, type Cursor, type FullSecond } from "../src/backfill/page-step.js";
+import { SecondWalk, type WalkSpace } from "../src/backfill/second-walk.js";
 import type { QueryEnd, RelayFilter } from "../src/ports.js";
 
 export interface CatchupOptions {
@@ -38,23 +43,32 @@ export interface CatchupOptions {
   ingest: (ev: unknown, again: boolean) => Promise<boolean>;
   /** Checked between pages: a stopping daemon ends its back-fill there. */
   stopped?: () => boolean;
+  /** How a second holding a page or more is split: who can author what is taken in, which tags to enumerate. */
+  space: WalkSpace;
+  /** The smallest `limit` cap a relay is taken to have (default MIN_RELAY_CAP; see learnPageSize). */
+  minRelayCap?: number;
 }
+
+// Relays cap `limit` at a few hundred or more (strfry 500, ours 1,000; NIP-11 `max_limit`s seen
+// are 100 to 5,000). An answer below this is taken as all the filter matches, not as a cap.
+export const MIN_RELAY_CAP = 100;
 
 export interface CatchupResult {
   fetched: number;
   pages: number;
   /** Newest created_at seen, to move the high-water mark. */
   newest: number | undefined;
-  /** True when one second held more events than a page, so some may be missing. */
-  truncated: boolean;
-  /** True when every filter was paged down to `since` (not stopped, no query ended early). */
+  /**
+   * True when every filter was paged down to `since` and every second too full to page through
+   * was seen whole (not stopped, no query ended early, no part left that could not be split).
+   */
   complete: boolean;
   /** Why it is not complete. */
   reason?: string;
 }
 
 export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
-  const result: CatchupResult = { fetched: 0, pages: 0, newest: undefined, truncated: false, complete: false };
+  const result: CatchupResult = { fetched: 0, pages: 0, newest: undefined, complete: false };
   const pending = new Set<Promise<void>>();
   // By id: a page asks its boundary second again, so one event can come twice.
   const later = new Map<unknown, unknown>();
@@ -95,38 +109,71 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
     if (newest !== undefined) result.newest = Math.max(result.newest ?? 0, newest);
     return { page, end };
   };
+  // The full seconds of a page, split and fetched part by part; the reasons of those that could
+  // not be seen whole, or `ended` if a query ended early (that ends the back-fill like a page's
+  // would). The parts of every full second go into shared REQs, those of one author and kind
+  // side by side: the filters overlap, and a relay sends an event once per REQ.
+  const drain = async (fulls: FullSecond[], sample: unknown[], limit: number): Promise<{ gaps: string[]; ended?: string }> => {
+    const walks = fulls.map((f) => new SecondWalk(f.filter, f.second, limit, o.space, sample));
+    for (;;) {
+      const parts = walks.flatMap((walk) => walk.next(Number.MAX_SAFE_INTEGER).map((filter) => ({ walk, filter, key: partKey(filter) })));
+      if (parts.length === 0) break;
+      parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (let i = 0; i < parts.length; i += FILTERS_PER_REQ) {
+        if (o.stopped?.()) return { gaps: [], ended: "stopped" };
+        const chunk = parts.slice(i, i + FILTERS_PER_REQ);
+        const { page, end } = await ask(chunk.map((p) => p.filter));
+        if (!end.complete) return { gaps: [], ended: end.reason ?? "query ended early" };
+        for (const walk of walks) {
+          const mine = chunk.filter((p) => p.walk === walk).map((p) => p.filter);
+          if (mine.length > 0) walk.answer(mine, page);
+        }
+      }
+    }
+    return { gaps: walks.flatMap((w) => { const v = w.verdict(); return v.complete ? [] : [v.reason]; }) };
+  };
   try {
     const start = await learnPageSize(o, ask);
     if ("reason" in start) return { ...result, reason: start.reason };
     turnPage();
     const { limit } = start;
-    let { active, until } = start;
-    while (active.length > 0) {
+    let { cursors, until } = start;
+    const gaps: string[] = [];
+    while (cursors.length > 0) {
       if (o.stopped?.()) return { ...result, reason: "stopped" };
-      const paged = active.map((f) => pageFilter(f, o.since, until, limit));
+      const paged = pageRequest(cursors, o.since, until, limit);
       const { page, end } = await ask(paged);
       turnPage();
       if (!end.complete) return { ...result, reason: end.reason ?? "query ended early" };
-      const next = nextPage(active, paged, page, until, limit);
-      if (next.truncated) result.truncated = true;
-      ({ active, until } = next);
+      const next = nextPage(cursors, paged, page, limit, o.since);
+      if (next.full.length > 0) {
+        const drained = await drain(next.full, page, limit);
+        if (drained.ended) return { ...result, reason: drained.ended };
+        gaps.push(...drained.gaps);
+      }
+      ({ cursors, until } = next);
     }
     await Promise.all(pending);
     // Oldest first, as they were published (the pipeline keeps each conversation's order).
     await Promise.all([...later.values()].reverse().map((ev) => o.ingest(ev, true).catch(() => false)));
-    result.complete = !o.stopped?.();
-    if (!result.complete) result.reason = "stopped";
-    return result;
+    if (o.stopped?.()) return { ...result, reason: "stopped" };
+    return gaps.length > 0 ? { ...result, reason: gaps.join("; ") } : { ...result, complete: true };
   } finally {
     await Promise.all(pending);
   }
 }
 
+// The parts of a split second asked in one REQ at most: relays bound the filters of a REQ.
+const FILTERS_PER_REQ = 8;
+
+/** Parts with one author and kind sort together (and so share a REQ). */
+const partKey = (f: RelayFilter) => `${f.authors?.join(",") ?? ""}|${f.kinds?.join(",") ?? ""}`;
+
 interface Start {
   /** The page size to ask for: one the relay honours. */
   limit: number;
   /** The filters still to page, from `until` down. */
-  active: RelayFilter[];
+  cursors: Cursor[];
   until: number | undefined;
 }
 
@@ -136,8 +183,11 @@ interface Start {
  * honours `o.pageSize` and every filter is paged from the top. Otherwise every filter has been
  * asked alone, and the largest answer is at most the cap, so that size is honoured: a filter
  * that got less is done (it got all it matches), and those that got that many were each
- * answered down to their oldest second, from where they go on. The events of these answers are
- * taken in like any page's. Stops early (with the reason) like a page would.
+ * answered down to their oldest second, from where they go on. When the largest answer is
+ * below any cap a relay has (MIN_RELAY_CAP), every filter got all it matches and nothing is
+ * left to page: taken for a cap, a small answer made every second look full (one event in the
+ * overlap window was "a full page" of one). The events of these answers are taken in like any
+ * page's. Stops early (with the reason) like a page would.
  */
 async function learnPageSize(
   o: CatchupOptions, ask: (filters: RelayFilter[]) => Promise<{ page: unknown[]; end: QueryEnd }>,
@@ -145,17 +195,17 @@ async function learnPageSize(
   const answers: { filter: RelayFilter; count: number; oldest: number | undefined }[] = [];
   for (const filter of o.filters) {
     if (o.stopped?.()) return { reason: "stopped" };
-    const { page, end } = await ask([pageFilter(filter, o.since, undefined, o.pageSize)]);
+    const { page, end } = await ask([windowed(filter, o.since, undefined, o.pageSize)]);
     if (!end.complete) return { reason: end.reason ?? "query ended early" };
-    if (page.length >= o.pageSize) return { limit: o.pageSize, active: o.filters, until: undefined };
+    if (page.length >= o.pageSize) return { limit: o.pageSize, cursors: o.filters.map((f) => ({ filter: f })), until: undefined };
     answers.push({ filter, count: page.length, oldest: timeRange(page).oldest });
   }
   const limit = Math.max(0, ...answers.map((a) => a.count));
-  const open = limit === 0 ? [] : answers.filter((a) => a.count === limit);
+  const open = limit < (o.minRelayCap ?? MIN_RELAY_CAP) ? [] : answers.filter((a) => a.count === limit);
   const oldest = open.map((a) => a.oldest);
   // An answer without a single valid timestamp gives no cursor: those filters go on from the top.
   const until = open.length === 0 || oldest.includes(undefined) ? undefined : Math.max(...(oldest as number[]));
-  return { limit, active: open.map((a) => a.filter), until };
+  return { limit, cursors: open.map((a) => ({ filter: a.filter })), until };
 }
 
 /** Newest and oldest created_at of a page. Events are not checked yet: one that is no timestamp counts for nothing. */
@@ -169,46 +219,4 @@ function timeRange(page: unknown[]): { newest: number | undefined; oldest: numbe
     if (oldest === undefined || t < oldest) oldest = t;
   }
   return { newest, oldest };
-}
-
-function pageFilter(f: RelayFilter, since: number | undefined, until: number | undefined, limit: number): RelayFilter {
-  return { ...f, limit, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
-}
-
-/**
- * What to ask next. The relay answered each filter with its `limit` newest matches, merged: the
- * page's events that match a filter hold those newest ones (plus older ones other filters
- * brought). A filter with fewer than `limit` matches is done. Every other one was answered down
- * to its limit-th newest second, its boundary; the next page starts at the newest boundary, so
- * no filter skips anything (`until` is inclusive: that second is asked again and its
- * duplicates skipped). A filter whose boundary is the page's own `until` has one second holding
- * a whole page: it cannot be paged past with timestamps and stops there, truncated.
- */
-export function nextPage(
-  filters: RelayFilter[], paged: RelayFilter[], page: unknown[], until: number | undefined, limit: number,
-): { active: RelayFilter[]; until: number | undefined; truncated: boolean } {
-  const active: RelayFilter[] = [];
-  let next: number | undefined;
-  let truncated = false;
-  filters.forEach((f, i) => {
-    const matched = page.filter((ev) => matches(paged[i]!, ev)).map((ev) => (ev as { created_at: number }).created_at);
-    if (matched.length < limit) return;
-    const boundary = matched.sort((a, b) => b - a)[limit - 1]!;
-    if (boundary === until) {
-      truncated = true;
-      return;
-    }
-    active.push(f);
-    next = Math.max(next ?? 0, boundary);
-  });
-  return { active, until: next, truncated };
-}
-function matches(filter: RelayFilter, ev: unknown): boolean {
-  const t = (ev as { created_at?: unknown } | null)?.created_at;
-  if (typeof t !== "number" || !Number.isSafeInteger(t)) return false;
-  try {
-    return matchFilter(filter as Filter, ev as Parameters<typeof matchFilter>[1]);
-  } catch {
-    return false; // A malformed event matches nothing.
-  }
 }

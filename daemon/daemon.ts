@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ContextCache } from "../src/agent-view.js";
+import { authorsOf } from "../src/backfill/project-filters.js";
 import { recoverOpenSession } from "../src/execution-time.js";
 import type { Clock } from "../src/ports.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
@@ -46,6 +47,11 @@ export interface DaemonOptions {
 const systemClock: Clock = { now: () => Date.now() };
 /** The high-water mark key of the embedded relay, whose port may change between starts. */
 export const EMBEDDED_MARK = "embedded";
+// An incomplete back-fill is tried again after 5 s, then at doubling intervals up to 5 min
+// while it stays incomplete; every 5 s again once it completed.
+const RETRY_MS = 5_000;
+const RETRY_MAX_MS = 300_000;
+const RETRY_TEXT = "after 5 s, backing off to every 5 min";
 
 export class Daemon {
   readonly startedAt: number;
@@ -76,6 +82,8 @@ export class Daemon {
   escalator!: Escalator;
   readonly problems: { at: number; kind: string; detail: string }[] = [];
   private api: ApiServer | undefined;
+  /** Back-fills again what was incomplete or refused (RelaySync.retryDue), with backoff. */
+  private backfillRetry: BackgroundLoop | undefined;
 
   private constructor(readonly project: LoadedProject, private readonly opts: DaemonOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -152,8 +160,9 @@ export class Daemon {
         });
       },
     });
+    const authors = authorsOf({ coordinate: project.coordinate, users: project.info.whitelist, agents: project.agents.map((a) => a.pubkey) });
     const threads = new ThreadFetcher({
-      gateway, relays: this.relayUrls,
+      gateway, relays: this.relayUrls, authors,
       ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", relay, quiet, bulk }),
       holds: (id) => this.store.hasEvent(id),
       busy: () => this.sync?.catchingUp ?? false,
@@ -187,9 +196,11 @@ export class Daemon {
       overlapSeconds: project.config.catchup.overlapSeconds,
       ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk }),
       onCatchup: (r) => {
-        this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, truncated: r.truncated, ...(r.reason ? { reason: r.reason } : {}) });
+        this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, ...(r.reason ? { reason: r.reason } : {}) });
         threads.backfillDone();
       },
+      onIncomplete: (url, reason) => this.problem("backfill_incomplete", `${url}: ${reason}; its mark stays, tried again ${RETRY_TEXT}`),
+      retrySoon: () => this.backfillRetry?.runSoon(),
       onError: (err) => this.problem("ingest_failed", String(err)),
       now: () => this.clock.now(),
     });
@@ -282,7 +293,9 @@ export class Daemon {
       // What was already told survives a restart: the owner is not told again about a problem still present.
       state: escalationState(project.tenexDir, (detail) => this.problem("escalation_state_unreadable", detail)),
     });
+    this.backfillRetry = new BackgroundLoop("backfill-retry", RETRY_MS, () => this.sync?.retryDue(), now, RETRY_MAX_MS);
     const loops = [
+      this.backfillRetry,
       new BackgroundLoop("outbox", 1_000, () => this.outbox.retryDue(), now),
       new BackgroundLoop("high-water", 1_000, () => this.sync?.flushMarks(), now),
       new BackgroundLoop("heartbeat", project.config.heartbeatSeconds * 1000,
@@ -320,8 +333,10 @@ export class Daemon {
   private async close(): Promise<void> {
     await this.api?.stop();
     this.abort.abort();
+    // The sync first: a retry loop waiting on a back-fill waits only until its next page.
+    const syncStopped = this.sync?.stop();
     await Promise.all(this.loops.map((l) => l.stop()));
-    await this.sync?.stop();
+    await syncStopped;
     await this.runner?.idle();
     await this.queues.idle();
     await this.store?.indexed();

@@ -22,6 +22,7 @@ export function buildStatus(d: Daemon) {
     lag: relayLag(d, now),
     embeddedRelay: d.embedded ? d.embedded.url : null,
     lastCatchup: d.sync?.lastCatchup ?? null,
+    backfill: backfillStatus(d),
     ingest: d.counters.snapshot(),
     queues: d.queues.depths(),
     store: d.store.stats(),
@@ -47,6 +48,16 @@ function relayLag(d: Daemon, now: number) {
     const mark = marks.get(url) ?? (d.embedded?.url === url ? marks.get(EMBEDDED_MARK) : undefined);
     return { url, highWater: mark ?? null, behindSeconds: mark !== undefined ? Math.max(0, Math.floor(now / 1000) - mark) : null };
   });
+}
+
+/**
+ * Each relay's last back-fill: complete, or why not and when it is tried again (the
+ * backfill-retry loop's next run; it backs off while the back-fill stays incomplete).
+ */
+function backfillStatus(d: Daemon) {
+  const retry = d.loopStatus().find((l) => l.name === "backfill-retry");
+  const relays = (d.sync?.backfillStates() ?? []).map((s) => ({ ...s, retryAt: s.complete ? null : (retry?.nextRunAt ?? null) }));
+  return { relays, retryFailures: retry?.failures ?? 0 };
 }
 
 /** Every agent's unread count, and the ones above `limits.unreadThreshold` (falling behind). */

@@ -12,6 +12,8 @@ import type { IngestOutcome } from "./ingest/pipeline.js";
 export interface ThreadFetcherDeps {
   gateway: RelayGateway;
   relays: readonly string[];
+  /** Everyone whose events can be taken in (src/backfill/project-filters.ts): nobody else's are asked for. */
+  authors: readonly string[];
   /**
    * Takes one fetched event in (checked like any inbound event); `quiet`: history, no agent
    * runs; `bulk`: nobody waits for it (IngestOptions.bulk).
@@ -66,10 +68,11 @@ export class ThreadFetcher {
   }
 
   private async fetchFrom(url: string, rootId: string, quiet: boolean): Promise<void> {
+    const authors = [...this.d.authors];
     const result = await catchUp({
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
-      filters: [{ ids: [rootId] }, { kinds: [KIND.REPLY], "#E": [rootId] }],
-      since: undefined, pageSize: 500, maxInFlight: 1_000,
+      filters: [{ ids: [rootId], authors }, { kinds: [KIND.REPLY], "#E": [rootId], authors }],
+      since: undefined, pageSize: 500, maxInFlight: 1_000, space: { authors, enumerable: [] },
       // A reply met before its root is taken in again after the root (catchup.ts).
       ingest: async (ev, again) => (await this.d.ingest(ev, url, quiet, !again)).status === "deferred",
     });

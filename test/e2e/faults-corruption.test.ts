@@ -3,8 +3,9 @@
 // Expected each time: it recovers or quarantines and says so (its log, status.problems), it keeps
 // every line that was intact (in its log, or in .tenex/quarantine/), it catches up what it lost
 // from the relay, and its index, read after a clean stop, agrees with its logs.
-// A full disk is tested on a small tmpfs when this machine lets the test mount one (root);
-// otherwise that case is skipped (adapter-level ENOSPC: test/integration/fs-log-faults.test.ts).
+// A full disk is tested on a small tmpfs mounted on the logs' directory: that needs root on Linux,
+// and the case fails rather than skips without it (adapter-level ENOSPC is also covered by
+// test/integration/fs-log-faults.test.ts).
 
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
@@ -13,12 +14,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
+import { requireStatus, statusWhen } from "../helpers/catchup-fixture.js";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  eventIdCounts, indexDisagreements, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, sleep, snapshotLogs,
-  spawnDaemon, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
+  eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, sleep,
+  snapshotLogs, spawnDaemon, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
-import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
+import { queryRaw, spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
 
 let tmp: string;
 let relay: SpawnedRelay;
@@ -278,7 +280,7 @@ function downgradeToV2(path: string): void {
   }
 }
 
-// ----- A full disk: only where the test may mount a tmpfs (root, CAP_SYS_ADMIN) -----
+// ----- A full disk: a tmpfs on .tenex/conversations (Linux, root: CAP_SYS_ADMIN) -----
 
 function tryMountTmpfs(dir: string, bytes: number): boolean {
   if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
@@ -295,8 +297,12 @@ const canMount = (() => {
 })();
 
 describe("a full disk", () => {
-  it.skipIf(!canMount)("appends fail, nothing is acknowledged or torn, the daemon lives on and catches up once there is room", async () => {
+  it("nothing refused is acknowledged; what was refused, in the back-fill and live, comes back once there is room, without a restart", async () => {
+    expect(canMount, "this case mounts a tmpfs on .tenex/conversations: run the suite as root on Linux (it is never skipped)").toBe(true);
     const s = scenario("full-disk");
+    // The planner runs as a command: an agent run is an acknowledgement seen from outside.
+    useCommandAgent(s.tenexDir, "planner");
+    const mark = relayMark(s.tenexDir);
     const convDir = join(s.tenexDir, "conversations");
     const saved = join(s.dir, "saved-conversations");
     cpSync(convDir, saved, { recursive: true });
@@ -309,31 +315,66 @@ describe("a full disk", () => {
       const free = statfsSync(convDir);
       writeFileSync(join(convDir, "filler"), Buffer.alloc(Number(free.bavail) * Number(free.bsize)));
 
+      // Published while the daemon is down: its first back-fill meets the full disk.
+      const whileDown = await publishAll(relay.url, events.next(10));
       const d = await run(s);
-      const refused = await publishAll(relay.url, events.next(20));
-      published.push(...refused);
+      const trigger = base.signAsOwner(11, "Planner, plan this", [["a", base.coordinate], ["title", "Full disk"], ["p", base.agents.planner!]]);
+      const live = await publishAll(relay.url, [...events.next(20), trigger]);
+      const refusable = [...whileDown, ...live];
+      published.push(...refusable);
       await sleep(3_000);
       expect(d.child.exitCode, "the daemon must live on with a full disk").toBeNull();
       const full = snapshotLogs(s.tenexDir);
       for (const [path, text] of full) expect(text.endsWith("\n") || text === "", `${path} left torn`).toBe(true);
+      const refused = refusable.filter((id) => !eventIdCounts(full).has(id));
+      expect(refused.length, "the full disk refused events").toBeGreaterThan(0);
+      // Nothing refused was acknowledged: no agent ran, the index (fed only with what is
+      // durable) holds no event the logs do not, and the relay's mark did not move past them.
+      const during = await requireStatus(s.tenexDir);
+      expect(during.agents.runs).toBe(0);
+      expect(indexedNotInLogs(s.tenexDir)).toEqual([]);
+      expect(during.lag[0].highWater).toBe(mark);
+      expect(during.backfill.relays[0].complete, JSON.stringify(during.backfill)).toBe(false);
+
       unlinkSync(join(convDir, "filler"));
-      // Room again: new events go in at once; the refused ones come back with the next back-fill.
+      // Room again: new events go in at once, and the refused ones come back on their own.
       const later = await publishAll(relay.url, events.next(5));
       published.push(...later);
-      await inLogs(s.tenexDir, later);
-      const failures = (await stop(d)).filter((p) => !p.startsWith("log_stray_file filler"));
-      console.info(`full disk: ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
-      expect(failures.length, "the write failures are reported").toBeGreaterThan(0);
-      const again = await run(s);
-      const counts = await inLogs(s.tenexDir, published, 60_000).catch((err: unknown) => {
-        throw new Error(`${String(err)}; the daemon's log: ${again.stderr().slice(-4000)}`);
+      const counts = await inLogs(s.tenexDir, [...refusable, ...later], 90_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}; the daemon's log: ${d.stderr().slice(-3000)}`);
       });
-      await stop(again);
-      expect(once(counts)).toEqual([]);
+      // The planner's trigger was refused too: it runs now, once.
+      const answers = () => queryRaw(relay.url, { kinds: [1111], authors: [base.agents.planner!], "#E": [trigger.id] });
+      await eventually(async () => ((await answers()).length > 0 ? true : undefined), 30_000, "the planner's answer");
+      const after = await statusWhen(s.tenexDir, (st) => st.backfill.relays.every((b: any) => b.complete), 30_000, "the back-fill complete");
+      const failures = (await stop(d)).filter((p) => !p.startsWith("log_stray_file filler"));
+      console.info(`full disk: ${refused.length} of ${refusable.length} refused; ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
+      expect(failures.some((p) => p.includes("ENOSPC")), "the write failures are reported").toBe(true);
+      expect(after.lag[0].highWater).toBeGreaterThan(mark);
+      expect(await answers()).toHaveLength(1);
+      expect(refusable.filter((id) => counts.get(id) !== 1)).toEqual([]);
       expect(lostIntactLines(s, [])).toEqual([]);
       expect(indexDisagreements(s.tenexDir)).toEqual([]);
     } finally {
       spawnSync("umount", ["-l", convDir]);
     }
-  }, 90_000);
+  }, 150_000);
 });
+
+/** Gives `slug` back the example's command backend (the base project made every agent a mailbox). */
+function useCommandAgent(tenexDir: string, slug: string): void {
+  const file = join(tenexDir, "agents.json");
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as { agents: { slug: string; backend: unknown }[] };
+  parsed.agents.find((a) => a.slug === slug)!.backend = { type: "command", command: ["node", `./agents/${slug}.mjs`] };
+  writeFileSync(file, JSON.stringify(parsed, null, 2));
+}
+
+/** The one relay's high-water mark in a stopped project's index. */
+function relayMark(tenexDir: string): number {
+  const db = new Database(join(tenexDir, "index.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare("SELECT max_created_at AS at FROM relay_marks").get() as { at: number }).at;
+  } finally {
+    db.close();
+  }
+}

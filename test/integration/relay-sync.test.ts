@@ -92,6 +92,57 @@ describe("RelaySync", () => {
     await s.sync.stop();
   });
 
+  it("a live event the log refused holds the mark below it, and the retry back-fills it once writes work: no restart, no reconnect", async () => {
+    let full = true;
+    const s = setup({ failing: (ev) => full && ev.content === "refused" });
+    s.release();
+    s.sync.start();
+    await s.sync.idle();
+    // The first back-fill found nothing and marked when it began.
+    const m0 = s.marks.get(s.gateway.url)!;
+    // A client whose clock is behind: created_at older than the mark and the overlap (60 s).
+    const refused = s.p.root(s.p.owner, "refused", [], [], m0 - 100);
+    await s.gateway.publish(refused);
+    await new Promise((r) => setTimeout(r, 1_100));
+    // A later live event is taken in; its mark must not be written while the refused one is out.
+    await s.gateway.publish(s.p.root(s.p.owner, "later"));
+    await new Promise((r) => setTimeout(r, 20));
+    s.sync.flushMarks();
+    expect(s.ingested.map((x) => x.ev.content)).toContain("later");
+    expect(s.marks.get(s.gateway.url)).toBe(m0);
+    expect(s.sync.backfillStates()[0]).toMatchObject({ complete: false, reason: expect.stringMatching(`1 live events could not be stored \\(oldest created_at ${m0 - 100}\\)`) });
+    // Still full: the retry fails and says why (the retry loop backs off on the error).
+    await expect(s.sync.retryDue()).rejects.toThrow(/could not be stored/);
+    full = false;
+    await s.sync.retryDue();
+    s.sync.flushMarks();
+    // The retry started at or before the refused event (not at the mark minus the overlap).
+    expect(s.ingested.filter((x) => x.ev.content === "refused")).toHaveLength(1);
+    expect(s.marks.get(s.gateway.url)).toBeGreaterThan(m0);
+    expect(s.sync.backfillStates()[0]).toMatchObject({ complete: true });
+    await s.sync.stop();
+  });
+
+  it("an incomplete back-fill is retried on schedule (retryDue) until it completes; a complete one is not", async () => {
+    const s = setup();
+    s.marks.set(s.gateway.url, T);
+    await s.gateway.publish(s.p.root(s.p.owner, "missed", [], [], T + 100));
+    s.gateway.setOnline(false);
+    s.release();
+    s.sync.start();
+    await s.sync.idle();
+    expect(s.sync.backfillStates()[0]).toMatchObject({ complete: false, reason: "offline" });
+    await expect(s.sync.retryDue()).rejects.toThrow(/offline/);
+    s.gateway.setOnline(true);
+    await s.sync.retryDue();
+    expect(s.ingested.map((x) => x.ev.content)).toContain("missed");
+    expect(s.marks.get(s.gateway.url)).toBe(T + 100);
+    const fetched = s.sync.lastCatchup?.fetched;
+    await s.sync.retryDue(); // nothing due: no back-fill runs
+    expect(s.sync.lastCatchup?.fetched).toBe(fetched);
+    await s.sync.stop();
+  });
+
   it("after a mark, back-fills from the mark minus the overlap, not quietly", async () => {
     const s = setup();
     s.marks.set(s.gateway.url, T + 500);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
 import { ThreadFetcher } from "../../daemon/thread-fetcher.js";
 import type { NostrEvent } from "../../src/types.js";
-import { testProject } from "../helpers/events.js";
+import { newKey, testProject } from "../helpers/events.js";
 
 function setup() {
   const p = testProject();
@@ -15,7 +15,7 @@ function setup() {
   let busy = false;
   const errors: unknown[] = [];
   const fetcher = new ThreadFetcher({
-    gateway: relay, relays: [relay.url],
+    gateway: relay, relays: [relay.url], authors: [...p.info.whitelist, ...p.info.agents.map((a) => a.pubkey)],
     ingest: async (ev, _relay, quiet) => {
       ingested.push({ ev: ev as NostrEvent, quiet });
       held.add((ev as NostrEvent).id);
@@ -46,6 +46,17 @@ describe("ThreadFetcher", () => {
     expect(s.ingested.map((x) => x.ev.id).sort()).toEqual([t.root, ...t.replies].map((e) => e.id).sort());
     expect(s.ingested.every((x) => !x.quiet)).toBe(true);
     expect(s.errors).toEqual([]);
+  });
+
+  it("asks for the project's people only: a stranger's replies in the thread are never fetched", async () => {
+    const s = setup();
+    const t = await thread(s, 2);
+    const stranger = newKey();
+    const junk = Array.from({ length: 5 }, (_, i) => s.p.reply(stranger, t.root, `junk ${i}`));
+    for (const e of junk) await s.relay.publish(e);
+    s.fetcher.request(t.root.id, false);
+    await s.fetcher.idle();
+    expect(s.ingested.map((x) => x.ev.id).sort()).toEqual([t.root, ...t.replies].map((e) => e.id).sort());
   });
 
   it("waits for a running back-fill, then fetches only the threads whose root it did not bring, quietly if they were history", async () => {

@@ -13,7 +13,7 @@ import { openReads } from "./support/sources.js";
 
 export const status: Command = {
   name: "status",
-  summary: "Show how the daemon is doing: relays, lag, queues, rejections, errors, stuck turns, unread",
+  summary: "Show how the daemon is doing: relays, lag, back-fills, queues, rejections, errors, stuck turns, unread",
   usage: `Usage: tenexd status [--project DIR] [--json]
 
 Asks the running daemon for its status: uptime, each relay (connected, last event, how far
@@ -78,15 +78,17 @@ Last problems
 ${formatTable(["WHEN", "KIND", "DETAIL"], problems, "  ")}` : ""}`;
 }
 
-/** The back-fill running now, or how the last one ended (incomplete or truncated said loudly). */
+/** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */
 function catchupText(s: DaemonStatus, now: number): string {
   const c = s.lastCatchup;
   const last = c
-    ? `last ${ago(c.at, now)}: ${c.complete ? "complete" : `INCOMPLETE (${c.reason ?? "unknown"})`}, ` +
-      `${c.fetched} fetched in ${c.pages} pages, ${duration(c.ms)}${c.quiet ? ", quiet (first sync)" : ""}` +
-      `${c.truncated ? "; TRUNCATED: one second held more than a page, some events may be missing" : ""}`
+    ? `last ${ago(c.at, now)}: ${c.complete ? "complete" : "INCOMPLETE"}, ` +
+      `${c.fetched} fetched in ${c.pages} pages, ${duration(c.ms)}${c.quiet ? ", quiet (first sync)" : ""}`
     : "none yet";
-  return s.catchingUp ? `running; ${last}` : last;
+  const behind = s.backfill.relays.filter((r) => !r.complete).map((r) =>
+    `; INCOMPLETE from ${r.url} (mark kept): ${clip(r.reason ?? "unknown", 160)}, ` +
+    `${r.retryAt !== null ? `next try in ${duration(Math.max(0, r.retryAt - now))}` : "next try pending"}`);
+  return `${s.catchingUp ? "running; " : ""}${last}${behind.join("")}`;
 }
 
 function offlineText(dir: string, stats: StatsView): string {

@@ -1,0 +1,38 @@
+// What the daemon asks relays for, live and in back-fills (DESIGN.md §2, §5): the project's
+// conversation events, by the only people whose events it can accept. Every conversation event
+// passes decideTrigger (src/routing.ts), which rejects any author other than the owner, a
+// whitelisted user or a project agent, so naming those authors in every filter loses nothing the
+// daemon would take in, and a stranger's events, however many, are never sent to it at all
+// (a flood of them in one second used to fill the back-fill's pages).
+
+import { KIND } from "../kinds.js";
+import type { RelayFilter } from "../ports.js";
+
+export const CONVERSATION_KINDS: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK];
+
+export interface ProjectAudience {
+  coordinate: string;
+  /** The project's agents: replies p-tagging them are ours even without an `a` tag. */
+  agents: readonly string[];
+  /** Owner and whitelisted users: replies in threads they rooted (uppercase P) may be ours. */
+  users: readonly string[];
+}
+
+/** Everyone who can author an event the daemon accepts, each once. */
+export function authorsOf(a: ProjectAudience): string[] {
+  return [...new Set([...a.users, ...a.agents])];
+}
+
+/**
+ * Events tagged with the project, plus replies that name an agent or sit in a thread one of our
+ * users rooted: NDK's reply() does not carry the `a` tag over. What is not in a known
+ * conversation is ignored by the pipeline.
+ */
+export function projectFilters(a: ProjectAudience): RelayFilter[] {
+  const authors = authorsOf(a);
+  return [
+    { kinds: [...CONVERSATION_KINDS], "#a": [a.coordinate], authors },
+    { kinds: [KIND.REPLY], "#p": [...a.agents], authors },
+    { kinds: [KIND.REPLY], "#P": [...a.users], authors },
+  ];
+}
