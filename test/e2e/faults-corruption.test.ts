@@ -14,7 +14,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
-import { requireStatus, statusWhen } from "../helpers/catchup-fixture.js";
+import { inLogs, requireStatus, statusWhen } from "../helpers/catchup-fixture.js";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
   eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, sleep,
@@ -54,19 +54,6 @@ afterAll(async () => {
   await relay?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
-
-function inLogs(tenexDir: string, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, number>> {
-  return eventually(() => {
-    const counts = eventIdCounts(snapshotLogs(tenexDir));
-    return ids.every((id) => counts.has(id)) ? counts : undefined;
-  }, timeoutMs, `${ids.length} events in the logs`).catch((err: unknown) => {
-    // Which ones, for the next reader of a failure: the message alone said only how many.
-    const counts = eventIdCounts(snapshotLogs(tenexDir));
-    const missing = ids.filter((id) => !counts.has(id));
-    const at = missing.map((id) => ids.indexOf(id));
-    throw new Error(`${String(err)}: ${missing.length} missing, at positions ${at.slice(0, 20).join(", ")} of the list`);
-  });
-}
 
 interface Scenario {
   dir: string;

@@ -73,15 +73,16 @@ export function useCatchupFixture(prefix: string): CatchupFixture {
   };
 }
 
-/** Waits until every id is in the logs; returns how often each of them is there. Fails naming how many are missing. */
+/** Waits until every id is in the logs; returns how often each of them is there. Fails naming which are missing. */
 export async function inLogs(tenexDir: string, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, number>> {
   return eventually(() => {
     const counts = eventIdCounts(snapshotLogs(tenexDir));
     return ids.every((id) => counts.has(id)) ? counts : undefined;
   }, timeoutMs, `${ids.length} events in the logs`).catch((err: unknown) => {
+    // Which ones, for the next reader of a failure: the message alone said only how many.
     const counts = eventIdCounts(snapshotLogs(tenexDir));
-    const missing = ids.filter((id) => !counts.has(id));
-    throw new Error(`${String(err)}: ${missing.length} of ${ids.length} missing`);
+    const at = ids.flatMap((id, i) => (counts.has(id) ? [] : [i]));
+    throw new Error(`${String(err)}: ${at.length} of ${ids.length} missing, at positions ${at.slice(0, 20).join(", ")} of the list`);
   });
 }
 
