@@ -34,7 +34,7 @@ import type { Logger } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { acquirePidLock } from "./pid-lock.js";
 import { Publisher } from "./publisher.js";
-import { RelaySync } from "./relay-sync.js";
+import { BackfillIncompleteError, RelaySync } from "./relay-sync.js";
 import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
 import { recipientsFor } from "./recipients.js";
@@ -82,8 +82,9 @@ export class Daemon {
   escalator!: Escalator;
   readonly problems: { at: number; kind: string; detail: string }[] = [];
   private api: ApiServer | undefined;
-  /** Back-fills again what was incomplete or refused (RelaySync.retryDue), with backoff. */
+  /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
+  private threads!: ThreadFetcher;
 
   private constructor(readonly project: LoadedProject, private readonly opts: DaemonOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -161,13 +162,13 @@ export class Daemon {
       },
     });
     const authors = authorsOf({ coordinate: project.coordinate, users: project.info.whitelist, agents: project.agents.map((a) => a.pubkey) });
-    const threads = new ThreadFetcher({
+    const threads = (this.threads = new ThreadFetcher({
       gateway, relays: this.relayUrls, authors,
       ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", relay, quiet, bulk }),
       holds: (id) => this.store.hasEvent(id),
       busy: () => this.sync?.catchingUp ?? false,
       onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
-    });
+    }));
     this.pipeline = new IngestPipeline({
       project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
       queues: this.queues, counters: this.counters, clock: this.clock,
@@ -293,7 +294,12 @@ export class Daemon {
       // What was already told survives a restart: the owner is not told again about a problem still present.
       state: escalationState(project.tenexDir, (detail) => this.problem("escalation_state_unreadable", detail)),
     });
-    this.backfillRetry = new BackgroundLoop("backfill-retry", RETRY_MS, () => this.sync?.retryDue(), now, RETRY_MAX_MS);
+    this.backfillRetry = new BackgroundLoop("backfill-retry", RETRY_MS, async () => {
+      const threads = await this.threads.retryFailed();
+      await this.sync?.retryDue();
+      // Thrown so that the loop backs off while a fetch keeps failing, like a back-fill.
+      if (threads > 0) throw new BackfillIncompleteError(`${threads} thread fetches failed again`);
+    }, now, RETRY_MAX_MS);
     const loops = [
       this.backfillRetry,
       new BackgroundLoop("outbox", 1_000, () => this.outbox.retryDue(), now),

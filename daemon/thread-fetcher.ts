@@ -1,7 +1,9 @@
 // A reply whose root the daemon has never seen: fetch the root and its thread from every relay.
 // While a back-fill runs the fetch waits for it to end: a back-fill pages newest first, so it
 // meets replies before their roots, and usually brings the roots itself a few pages later;
-// fetching each thread at once fetched the project's history a second time.
+// fetching each thread at once fetched the project's history a second time. A fetch that could
+// not take its thread in (a relay cut it short, the log refused events: a full disk) is kept and
+// fetched again by `retryFailed`, which the daemon's back-fill retry loop calls.
 
 import PQueue from "p-queue";
 import { KIND } from "../src/kinds.js";
@@ -32,6 +34,8 @@ const QUERY_TIMEOUT_MS = 10_000;
 export class ThreadFetcher {
   /** Roots asked for during a back-fill, and whether their first reply was history. */
   private readonly deferred = new Map<string, boolean>();
+  /** Roots whose fetch failed, and whether their first reply was history: fetched again by retryFailed. */
+  private readonly failed = new Map<string, boolean>();
   private readonly queued = new Set<string>();
   private readonly queue = new PQueue({ concurrency: CONCURRENT_FETCHES });
 
@@ -48,6 +52,16 @@ export class ThreadFetcher {
     this.deferred.clear();
   }
 
+  /** Fetches again the threads whose fetch failed; resolves with how many failed again. */
+  async retryFailed(): Promise<number> {
+    if (this.failed.size === 0) return 0;
+    const roots = [...this.failed];
+    this.failed.clear();
+    for (const [rootId, quiet] of roots) this.enqueue(rootId, quiet);
+    await this.queue.onIdle();
+    return this.failed.size;
+  }
+
   /** Resolves when no fetch is queued or running. */
   idle(): Promise<void> {
     return this.queue.onIdle();
@@ -60,6 +74,7 @@ export class ThreadFetcher {
       try {
         await Promise.all(this.d.relays.map((url) => this.fetchFrom(url, rootId, quiet)));
       } catch (err) {
+        this.failed.set(rootId, quiet);
         this.d.onError(rootId, err);
       } finally {
         this.queued.delete(rootId);
@@ -69,13 +84,15 @@ export class ThreadFetcher {
 
   private async fetchFrom(url: string, rootId: string, quiet: boolean): Promise<void> {
     const authors = [...this.d.authors];
+    let refused = 0;
     const result = await catchUp({
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
       filters: [{ ids: [rootId], authors }, { kinds: [KIND.REPLY], "#E": [rootId], authors }],
       since: undefined, pageSize: 500, maxInFlight: 1_000, space: { authors, enumerable: [] },
       // A reply met before its root is taken in again after the root (catchup.ts).
-      ingest: async (ev, again) => (await this.d.ingest(ev, url, quiet, !again)).status === "deferred",
+      ingest: (ev, again) => this.d.ingest(ev, url, quiet, !again).then((o) => o.status === "deferred", () => (refused++, false)),
     });
     if (!result.complete) throw new Error(`thread from ${url}: ${result.reason ?? "incomplete"}`);
+    if (refused > 0) throw new Error(`thread from ${url}: ${refused} events could not be stored`);
   }
 }

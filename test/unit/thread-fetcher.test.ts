@@ -7,7 +7,7 @@ import { ThreadFetcher } from "../../daemon/thread-fetcher.js";
 import type { NostrEvent } from "../../src/types.js";
 import { newKey, testProject } from "../helpers/events.js";
 
-function setup() {
+function setup(refuse: () => boolean = () => false) {
   const p = testProject();
   const relay = new MemoryRelayGateway("ws://relay.test");
   const held = new Set<string>();
@@ -17,6 +17,7 @@ function setup() {
   const fetcher = new ThreadFetcher({
     gateway: relay, relays: [relay.url], authors: [...p.info.whitelist, ...p.info.agents.map((a) => a.pubkey)],
     ingest: async (ev, _relay, quiet) => {
+      if (refuse()) throw new Error("ENOSPC: no space left on device");
       ingested.push({ ev: ev as NostrEvent, quiet });
       held.add((ev as NostrEvent).id);
       return { status: "accepted" as const, eventId: (ev as NostrEvent).id, conversationId: "c" };
@@ -75,6 +76,21 @@ describe("ThreadFetcher", () => {
     await s.fetcher.idle();
     expect(s.ingested.map((x) => x.ev.id).sort()).toEqual([missing.root, ...missing.replies].map((e) => e.id).sort());
     expect(s.ingested.every((x) => x.quiet)).toBe(true);
+  });
+
+  it("a thread the log refused is kept and fetched again by retryFailed once writes work, not before", async () => {
+    let full = true;
+    const s = setup(() => full);
+    const t = await thread(s, 2);
+    s.fetcher.request(t.root.id, false);
+    await s.fetcher.idle();
+    expect(s.ingested).toEqual([]);
+    expect(String(s.errors[0])).toMatch(/3 events could not be stored/);
+    expect(await s.fetcher.retryFailed()).toBe(1);
+    full = false;
+    expect(await s.fetcher.retryFailed()).toBe(0);
+    expect(s.ingested.map((x) => x.ev.id).sort()).toEqual([t.root, ...t.replies].map((e) => e.id).sort());
+    expect(await s.fetcher.retryFailed()).toBe(0);
   });
 
   it("reports a relay that cannot answer", async () => {
