@@ -141,8 +141,8 @@ describe("the back-fill", () => {
       proxy.cutBackfills(2, 200);
 
       const d = await started(project.dir);
-      const cut = await statusWhen(project.tenexDir, (s) => s.backfill?.relays?.some((b: any) => b.url === proxy.url && !b.complete), 30_000,
-        "the status to report the incomplete back-fill");
+      const cut = await statusWhen(project.tenexDir, (s) => s.backfill?.relays?.some((b: any) => b.url === proxy.url && !b.complete && b.retryAt !== null), 30_000,
+        "the status to report the incomplete back-fill and its next try");
       const state = cut.backfill.relays.find((b: any) => b.url === proxy.url);
       expect(state.reason, JSON.stringify(state)).toBeTruthy();
       expect(state.retryAt, "when the next try is").toBeGreaterThan(Date.now() - 1_000);
