@@ -17,7 +17,8 @@ export const status: Command = {
   usage: `Usage: tenexd status [--project DIR] [--json]
 
 Asks the running daemon for its status: uptime, each relay (connected, last event, how far
-behind, reconnects, last error), the back-fill (running, or how the last one ended), ingest
+behind, reconnects, last error), the back-fill (running, or how the last one ended, and each
+relay whose back-fill could not see everything: why, and when it is tried again), ingest
 counters and rejections by reason, queue depths, the outbox, agent runs and failures, unread
 mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
 and the last problems.
