@@ -12,8 +12,12 @@ import type { RelayFilter } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 
 const RELAY_MAIN = resolve(import.meta.dirname, "../../dist/adapters/relay/relay-main.js");
-const READY_TIMEOUT_MS = 10_000;
+// Generous: on 2 cores shared with other test runs a relay took over 10 s to start, and over 5 s
+// to verify and store a batch of 100 events. These bound a hang; they measure nothing.
+const READY_TIMEOUT_MS = 30_000;
 const RAW_TIMEOUT_MS = 5_000;
+/** More time per event sent in one exchange (the relay verifies each signature). */
+const RAW_TIMEOUT_PER_EVENT_MS = 200;
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "tenexd-relay-")), "relay.sqlite");
 
@@ -111,11 +115,11 @@ async function startChild(port: number, dbPath: string): Promise<{ child: ChildP
   return { child, url };
 }
 
-/** Opens a plain websocket, runs `body`, always closes; fails after RAW_TIMEOUT_MS. */
-function withSocket<T>(url: string, body: (ws: WebSocket, done: (v: T) => void, fail: (e: Error) => void) => void): Promise<T> {
+/** Opens a plain websocket, runs `body`, always closes; fails after `timeoutMs`. */
+function withSocket<T>(url: string, body: (ws: WebSocket, done: (v: T) => void, fail: (e: Error) => void) => void, timeoutMs = RAW_TIMEOUT_MS): Promise<T> {
   return new Promise<T>((resolveP, rejectP) => {
     const ws = new WebSocket(url);
-    const timer = setTimeout(() => finish(() => rejectP(new Error(`raw relay exchange with ${url} timed out`))), RAW_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(() => rejectP(new Error(`raw relay exchange with ${url} timed out after ${timeoutMs} ms`))), timeoutMs);
     const finish = (settle: () => void) => {
       clearTimeout(timer);
       ws.terminate();
@@ -151,7 +155,7 @@ export function publishManyRaw(url: string, events: readonly NostrEvent[]): Prom
     });
     for (const ev of events) ws.send(JSON.stringify(["EVENT", ev]));
     if (events.length === 0) done(accepted);
-  });
+  }, RAW_TIMEOUT_MS + RAW_TIMEOUT_PER_EVENT_MS * events.length);
 }
 
 /** Sends REQ and returns the stored events up to EOSE. */
