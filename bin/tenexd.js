@@ -17,9 +17,12 @@ if (!existsSync(fileURLToPath(entry))) {
 // of ingest rate (docs/architecture.md, "Memory"). Set here, before the heap has grown: V8
 // reads this flag whenever it would grow the young generation (a node flag such as
 // --max-semi-space-size would need a second process, as only the command line can set it).
-if (commandOf(process.argv.slice(2)) === "start") setFlagsFromString("--semi-space-growth-factor=1");
-const { main } = await import(entry.href);
-process.exit(await main(process.argv.slice(2)));
+const daemon = commandOf(process.argv.slice(2)) === "start";
+if (daemon) setFlagsFromString("--semi-space-growth-factor=1");
+const { runCli } = await import(entry.href);
+// Not process.exit(await main(…)): runCli exits only once stdout and stderr are flushed (a pipe
+// holds 64 KiB; exiting with more queued cut the output there).
+await runCli(process.argv.slice(2), daemon);
 
 /** The command's name: the first positional argument (only `--project DIR` takes a value before it). */
 function commandOf(args) {

@@ -6,6 +6,7 @@ import { createLogger, type LogLevel } from "../log.js";
 import type { Command, CommandContext, OptionSpecs, OptionValues, Output } from "./command.js";
 import { COMMANDS, loadCommands } from "./commands/index.js";
 import { classify, EXIT, usageError } from "./errors.js";
+import { exitWhenFlushed, onReaderGone } from "./exit.js";
 import { commandHelp, globalHelp } from "./help.js";
 import { packageVersion } from "./package-root.js";
 
@@ -24,6 +25,15 @@ export interface MainIo {
 }
 
 const defaultIo = (): MainIo => ({ stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+
+/**
+ * The process's entry point (bin/tenexd.js): runs the command, then exits once its output is out.
+ * `daemon`: the command is `start`, which keeps running when nobody reads its stdout any more.
+ */
+export async function runCli(argv: readonly string[], daemon: boolean): Promise<never> {
+  onReaderGone(daemon);
+  return exitWhenFlushed(await main(argv));
+}
 
 /** Runs one CLI invocation; resolves with the process exit code. */
 export async function main(argv: readonly string[], io: MainIo = defaultIo()): Promise<number> {

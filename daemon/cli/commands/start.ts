@@ -5,6 +5,7 @@ import { npubEncode } from "nostr-tools/nip19";
 import { loadProject, type LoadedProject } from "../../config/index.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
+import { exitWhenFlushed } from "../exit.js";
 import { formatTable, shortKey } from "../table.js";
 
 export const start: Command = {
@@ -24,7 +25,7 @@ A configuration problem is reported with its file and field, and exits 2.`,
     const onSignal = (signal: NodeJS.Signals) => {
       if (stop.signal.aborted) {
         log.warn("second signal: exiting without a clean stop", { signal });
-        process.exit(130);
+        void exitWhenFlushed(130);
       }
       log.info("stopping", { signal });
       stop.abort();
