@@ -1,6 +1,8 @@
 // A small structured logger: JSON lines for machines (not a TTY, or --log-json), readable
 // lines for people. Always to stderr by default, so stdout stays the command's output.
 
+import { terminalSafe } from "../src/terminal-text.js";
+
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFields = Record<string, unknown>;
@@ -62,7 +64,8 @@ function textLine(t: Date, level: LogLevel, msg: string, fields: LogFields): str
   const extra = Object.entries(rest).map(([k, v]) => ` ${k}=${formatValue(v)}`).join("");
   // A stack reads best as it is printed by Node: on its own indented lines.
   const stacks = Object.values(rest).flatMap((v) => (v instanceof Error && v.stack !== undefined ? [`\n    ${v.stack}`] : []));
-  return `${t.toISOString().slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${where}${msg}${extra}${stacks.join("")}\n`;
+  // Messages and fields repeat what relays and clients sent: nothing in a line may drive the terminal.
+  return terminalSafe(`${t.toISOString().slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${where}${msg}${extra}${stacks.join("")}\n`);
 }
 
 function formatValue(v: unknown): string {

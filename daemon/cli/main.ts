@@ -2,6 +2,7 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { terminalSafe } from "../../src/terminal-text.js";
 import { createLogger, type LogLevel } from "../log.js";
 import type { Command, CommandContext, OptionSpecs, OptionValues, Output } from "./command.js";
 import { COMMANDS, loadCommands } from "./commands/index.js";
@@ -43,8 +44,8 @@ export async function main(argv: readonly string[], io: MainIo = defaultIo()): P
   } catch (err) {
     const e = classify(err);
     if (json) io.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message } })}\n`);
-    else io.stderr.write(`tenexd: ${e.message}\n`);
-    if (e.stack !== undefined) io.stderr.write(`${e.stack}\n`);
+    else io.stderr.write(terminalSafe(`tenexd: ${e.message}\n`));
+    if (e.stack !== undefined) io.stderr.write(terminalSafe(`${e.stack}\n`));
     return e.exitCode;
   }
 }
@@ -97,7 +98,9 @@ function context(values: OptionValues, io: MainIo): CommandContext {
     projectDir: resolve(io.cwd, typeof values.project === "string" ? values.project : "."),
     json: values.json === true,
     options: values,
-    stdout: io.stdout,
+    // Human output can carry what anyone wrote (titles, content): nothing in it may drive the
+    // terminal. JSON is written exactly.
+    stdout: values.json === true ? io.stdout : { write: (s: string) => io.stdout.write(terminalSafe(s)) },
     logger: (level?: LogLevel) => createLogger({ level, json: logJson, stream: io.stderr }),
   };
 }

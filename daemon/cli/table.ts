@@ -1,6 +1,10 @@
 // Plain aligned text tables for terminal output.
 
-export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[], indent = ""): string {
+import { terminalSafe } from "../../src/terminal-text.js";
+
+/** Cells are made terminal-safe (one line each) before they are measured, so columns stay aligned. */
+export function formatTable(headers: readonly string[], cells: readonly (readonly string[])[], indent = ""): string {
+  const rows = cells.map((r) => r.map((c) => terminalSafe(c, false)));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) =>
     indent + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();

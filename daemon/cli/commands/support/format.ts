@@ -1,5 +1,7 @@
 // Small formatters for the human output.
 
+import { terminalSafe } from "../../../../src/terminal-text.js";
+
 /** "3m ago", "2h ago", "5d ago" from epoch ms. */
 export function ago(atMs: number | null | undefined, nowMs = Date.now()): string {
   if (atMs === null || atMs === undefined) return "-";
@@ -30,8 +32,8 @@ export function clip(text: string, max: number): string {
 
 export const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 
-/** "key  value" lines, keys padded to one width. */
+/** "key  value" lines, keys padded to one width; each value kept to its line. */
 export function fields(rows: readonly (readonly [string, string])[], indent = ""): string {
   const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${indent}${k.padEnd(width)}  ${v}`).join("\n") + "\n";
+  return rows.map(([k, v]) => `${indent}${k.padEnd(width)}  ${terminalSafe(v, false)}`).join("\n") + "\n";
 }
