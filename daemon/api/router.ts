@@ -1,11 +1,14 @@
 // A small router: `GET /api/v1/conversations/:id` style patterns, matched segment by segment.
-// A path that matches no route is 404; a path that matches with another method is 405.
+// A path that matches no route is 404; a path that matches with another method is 405. A query
+// parameter the route does not take, or one given twice, is 400: a typo is never ignored.
 
+import type { z } from "zod";
 import { ApiError } from "./errors.js";
 
 export interface Request {
   params: Record<string, string>;
-  query: URLSearchParams;
+  /** The query parameters, each given once and each one the route takes. */
+  query: Record<string, string>;
   /** The parsed JSON body (POST), {} when empty. */
   body: unknown;
 }
@@ -16,8 +19,33 @@ export interface Route {
   method: "GET" | "POST";
   path: string;
   handler: Handler;
+  /** The query parameters it takes (none when absent). */
+  query?: z.ZodObject;
   /** Answer 201 (a message was published) instead of 200. */
   created?: boolean;
+}
+
+/** A route whose handler gets its query parsed by `schema`. */
+export function withQuery<S extends z.ZodObject>(
+  method: Route["method"], path: string, schema: S, handle: (q: z.output<S>, req: Request) => Promise<unknown>,
+): Route {
+  return { method, path, query: schema, handler: (req) => handle(schema.parse(req.query) as z.output<S>, req) };
+}
+
+/** The query as a plain object; 400 `unknown_parameter` for one the route does not take or one repeated. */
+export function routeQuery(route: Route, search: URLSearchParams): Record<string, string> {
+  const takes = Object.keys(route.query?.shape ?? {});
+  const query: Record<string, string> = {};
+  for (const [name, value] of search) {
+    const where = `${route.method} ${route.path}`;
+    if (!takes.includes(name)) {
+      const known = takes.length > 0 ? `takes ${takes.join(", ")}` : "takes none";
+      throw new ApiError(400, "unknown_parameter", `unknown query parameter ${JSON.stringify(name)}: ${where} ${known}`);
+    }
+    if (name in query) throw new ApiError(400, "unknown_parameter", `query parameter ${JSON.stringify(name)} is given twice: ${where} takes it once`);
+    query[name] = value;
+  }
+  return query;
 }
 
 interface Compiled extends Route {

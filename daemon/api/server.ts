@@ -10,7 +10,7 @@ import type { Logger } from "../log.js";
 import { readJsonBody } from "./body.js";
 import { ApiError, toApiError, type ErrorBody } from "./errors.js";
 import { readRoutes } from "./routes-read.js";
-import { Router } from "./router.js";
+import { routeQuery, Router } from "./router.js";
 import { writeRoutes } from "./routes-write.js";
 import { apiServices, type ApiServices } from "./services.js";
 import { apiFiles, bearerToken, newToken, removeFile, tokenMatches, writePrivateFile } from "./token.js";
@@ -81,8 +81,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     if (!tokenMatches(presented, token)) throw new ApiError(401, "unauthorized", "wrong bearer token (a new one is written to .tenex/daemon.token at every start)");
     const url = new URL(req.url ?? "/", "http://localhost");
     const { route, params } = router.match(req.method ?? "GET", url.pathname);
+    const query = routeQuery(route, url.searchParams);
     const body = req.method === "POST" ? await readJsonBody(req) : {};
-    const result = await route.handler({ params, query: url.searchParams, body });
+    const result = await route.handler({ params, query, body });
     send(res, route.created ? 201 : 200, result);
   } catch (err) {
     const e = toApiError(err);

@@ -82,6 +82,27 @@ describe("the local API: errors", () => {
     expect(ghost.message).toContain("the agents are orchestrator, planner, coder, reviewer");
   });
 
+  it("refuses a query parameter the endpoint does not take, or one given twice, naming it (400)", async () => {
+    const conv = (await api.sendDirect({ from: "coder", to: "planner", content: "query check" })).conversationId;
+    const cases: [string, string, RegExp][] = [
+      ["GET", "/api/v1/status?verbose=1", /"verbose".*takes none/],
+      ["GET", "/api/v1/stats?since=10", /"since"/],
+      ["GET", `/api/v1/conversations/${conv}/messages?limit=5`, /"limit"/],
+      ["GET", `/api/v1/conversations/${conv}/routing?x=1`, /"x"/],
+      ["GET", `/api/v1/messages/${conv}?full=true`, /"full"/],
+      ["POST", `/api/v1/conversations/${conv}/read?agent=planner`, /"agent"/],
+      ["GET", "/api/v1/conversations?stauts=open", /"stauts".*takes q, phase, status/],
+      ["GET", "/api/v1/conversations?limit=1&limit=500", /"limit" is given twice/],
+    ];
+    for (const [method, path, message] of cases) {
+      const r = await raw(ep.url, method, path, { token: ep.token, ...(method === "POST" ? { body: { agent: "planner" } } : {}) });
+      expect([r.status, r.body.error.code], path).toEqual([400, "unknown_parameter"]);
+      expect(r.body.error.message, path).toMatch(message);
+    }
+    // The same requests without the stray parameter are fine.
+    expect((await raw(ep.url, "GET", `/api/v1/conversations/${conv}/messages`, { token: ep.token })).status).toBe(200);
+  });
+
   it("refuses a body over 1 MB with 413", async () => {
     const big = await raw(ep.url, "POST", "/api/v1/messages", { token: ep.token, body: JSON.stringify({ content: "x".repeat(1_100_000) }) });
     expect(big.status).toBe(413);
