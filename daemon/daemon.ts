@@ -8,6 +8,7 @@ import { ContextCache } from "../src/agent-view.js";
 import { authorsOf } from "../src/backfill/project-filters.js";
 import { recoverOpenSession } from "../src/execution-time.js";
 import type { Clock } from "../src/ports.js";
+import { ProblemList, worthLogging } from "../src/problem-list.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
 import { decideTimeouts } from "../src/turns.js";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
@@ -80,7 +81,8 @@ export class Daemon {
   publisher!: Publisher;
   runner!: AgentRunner;
   escalator!: Escalator;
-  readonly problems: { at: number; kind: string; detail: string }[] = [];
+  /** Recent problems, one entry per cause with its repeat count (src/problem-list.ts). */
+  readonly problems = new ProblemList();
   private api: ApiServer | undefined;
   /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
@@ -108,9 +110,10 @@ export class Daemon {
   }
 
   private problem(kind: string, detail: string): void {
-    this.problems.push({ at: this.clock.now(), kind, detail });
-    if (this.problems.length > 100) this.problems.shift();
-    this.logger.warn(kind, { detail });
+    const p = this.problems.note(kind, detail, this.clock.now());
+    // A cause that repeats (every event of a back-fill on a full disk) is logged a few times,
+    // then at every power of ten, with its count.
+    if (worthLogging(p.count)) this.logger.warn(kind, p.count === 1 ? { detail } : { detail, repeats: p.count });
   }
 
   private async open(): Promise<void> {

@@ -37,7 +37,8 @@ export function buildStatus(d: Daemon) {
     outbox: d.outbox.status(),
     loops: d.loopStatus(),
     log: d.log.stats(),
-    problems: [...d.problems],
+    // `at` (the last time) is kept beside `last` for readers of the earlier shape.
+    problems: d.problems.list().map((p) => ({ at: p.last, ...p })),
   };
 }
 

@@ -21,7 +21,7 @@ behind, reconnects, last error), the back-fill (running, or how the last one end
 relay whose back-fill could not see everything: why, and when it is tried again), ingest
 counters and rejections by reason, queue depths, the outbox, agent runs and failures, unread
 mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
-and the last problems.
+and the last problems (one row per cause, with how often and since when it was seen).
 Without a running daemon it says so ("running": false) and shows what the index holds.`,
   options: {},
   async run(ctx) {
@@ -57,7 +57,9 @@ function daemonText(s: DaemonStatus): string {
     [t.overdue ? "overdue" : "", t.problems.repeatedRouting ? `repeated x${t.problems.repeatedRouting.count}` : "",
       t.problems.stalled ? `stalled x${t.problems.stalled.turnsWithoutProgress}` : ""].filter(Boolean).join(", "),
   ]);
-  const problems = s.problems.slice(-5).map((p) => [ago(p.at, now), p.kind, clip(p.detail, 80)]);
+  const problems = s.problems.slice(-10).reverse().map((p) => [
+    ago(p.last, now), p.kind, p.count > 1 ? `x${p.count} since ${ago(p.first, now)}` : "once", clip(p.detail, 80),
+  ]);
   return `tenexd running (pid ${s.pid}), up ${duration(s.uptimeMs)}${s.readyMs !== null ? `, ready in ${s.readyMs} ms` : ""}
 ${fields([
     ["project", `${s.project.title}  ${s.project.coordinate}`],
@@ -76,7 +78,7 @@ ${formatTable(["AGENT", "UNREAD", ""], unread, "  ")}${stuck.length > 0 ? `
 Stuck turns
 ${formatTable(["CONVERSATION", "TURN", "PHASE", "WAITING FOR", "WHY"], stuck, "  ")}` : ""}${problems.length > 0 ? `
 Last problems
-${formatTable(["WHEN", "KIND", "DETAIL"], problems, "  ")}` : ""}`;
+${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : ""}`;
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */
