@@ -99,7 +99,9 @@ export class Daemon {
     try {
       await d.open();
     } catch (err) {
-      await d.stop();
+      // What stopped the start is the error to report, not a later one of the clean-up (on a
+      // read-only or full disk, closing meets the same fault again).
+      await d.stop().catch(() => undefined);
       throw err;
     }
     return d;

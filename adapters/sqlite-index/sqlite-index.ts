@@ -108,7 +108,18 @@ export class SqliteIndex implements ConversationIndex {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    // Left in rollback-journal mode, the index can be read on a read-only file system: in WAL
+    // mode even a read-only connection needs a -shm file, which cannot be created there. The
+    // next read-write open turns WAL on again. Not when another connection has it open (busy):
+    // then it stays as it is.
+    try {
+      this.db.pragma("busy_timeout = 0");
+      this.db.pragma("journal_mode = DELETE");
+    } catch {
+      // still WAL: readable wherever its -shm can be made
+    }
+    this.db.close();
   }
 
   // --- queries ---------------------------------------------------------------------------

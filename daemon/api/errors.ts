@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { OutgoingLimitError } from "../../src/agent-events/index.js";
 import { DomainError, NotFoundError } from "../../src/errors.js";
+import { operatorFaultOf } from "../operator-faults.js";
 import { PublishRefusedError } from "../publisher.js";
 import { ConflictError, IndexUnavailableError } from "../services/errors.js";
 
@@ -36,6 +37,9 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof PublishRefusedError) {
     return new ApiError(SIZE_REASONS.test(err.reason) ? 413 : 400, err.reason, err.message);
   }
+  // A read-only or full disk: the operator's to fix, said as such (503, 507), never a 500.
+  const operator = operatorFaultOf(err);
+  if (operator) return new ApiError(operator.status, operator.code, operator.message);
   if (err instanceof IndexUnavailableError) return new ApiError(500, err.code, err.message);
   return new ApiError(500, "internal", `internal error: ${err instanceof Error ? err.message : String(err)}`);
 }

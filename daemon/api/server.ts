@@ -87,7 +87,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     send(res, route.created ? 201 : 200, result);
   } catch (err) {
     const e = toApiError(err);
-    if (e.status >= 500) log.error("api request failed", { method: req.method, url: req.url, err });
+    if (e.code === "internal") log.error("api request failed", { method: req.method, url: req.url, err });
+    else if (e.status >= 500) log.warn("api request refused", { method: req.method, url: req.url, code: e.code, detail: e.message });
     const body: ErrorBody = { error: { code: e.code, message: e.message } };
     // A refused upload: answer, then close, rather than read the rest of a huge body.
     if (e.status === 413) res.setHeader("connection", "close");

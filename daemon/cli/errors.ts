@@ -1,9 +1,11 @@
 // CLI errors and how each is reported: a clear message, a stable code for --json, an exit code.
-// Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration.
+// Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration, 3 the project is locked by
+// another running tenexd, 4 .tenex is not writable, 5 no space left for .tenex.
 
 import { ConfigError } from "../config/index.js";
+import { OPERATOR_EXIT, operatorFaultOf } from "../operator-faults.js";
 
-export const EXIT = { OK: 0, FAILURE: 1, INVALID: 2 } as const;
+export const EXIT = { OK: 0, FAILURE: 1, INVALID: 2, ...OPERATOR_EXIT } as const;
 
 export class CliError extends Error {
   override name = "CliError";
@@ -25,6 +27,8 @@ export interface ReportedError {
 export function classify(err: unknown): ReportedError {
   if (err instanceof ConfigError) return { code: err.code, message: err.message, exitCode: EXIT.INVALID };
   if (err instanceof CliError) return { code: err.code, message: err.message, exitCode: err.exitCode };
+  const operator = operatorFaultOf(err);
+  if (operator) return { code: operator.code, message: operator.message, exitCode: operator.exitCode };
   const e = err instanceof Error ? err : new Error(String(err));
   return { code: "internal", message: `internal error: ${e.message}`, exitCode: EXIT.FAILURE, stack: e.stack };
 }

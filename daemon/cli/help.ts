@@ -9,7 +9,8 @@ export const GLOBAL_OPTIONS_HELP = `Global options:
   -h, --help      Show help; \`tenexd <command> --help\` for one command
   -V, --version   Print the version`;
 
-const EXIT_CODES = "Exit codes: 0 success, 1 failure, 2 invalid usage or configuration.";
+const EXIT_CODES = `Exit codes: 0 success, 1 failure, 2 invalid usage or configuration, 3 another tenexd is
+running on the project, 4 .tenex is not writable (read-only), 5 no space left for .tenex.`;
 
 export function globalHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));

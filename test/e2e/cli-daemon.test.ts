@@ -168,7 +168,7 @@ describe("errors", () => {
     const self = await cli(project, "send", "--json", "--from", "coder", "--to", "coder", "-m", "x");
     expect(self.json().error.code).toBe("self_message");
     const reindex = await cli(project, "reindex");
-    expect(reindex.code).toBe(1);
+    expect(reindex.code).toBe(3); // locked by the running daemon
     expect(reindex.stderr).toContain(`a tenexd (pid ${daemon.child.pid}) is running on this project: stop it before reindexing`);
   });
 });

@@ -1,8 +1,11 @@
 // `tenexd start`: load and validate the project, report what was loaded, run until a signal.
 
-import { relative } from "node:path";
+import { accessSync, constants } from "node:fs";
+import { join, relative } from "node:path";
 import { npubEncode } from "nostr-tools/nip19";
+import { runningDaemonPid } from "../../client/discover.js";
 import { loadProject, type LoadedProject } from "../../config/index.js";
+import { ProjectLockedError } from "../../pid-lock.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
 import { exitWhenFlushed } from "../exit.js";
@@ -16,7 +19,8 @@ export const start: Command = {
 Loads and validates <DIR>/.tenex/config.json, agents.json and every agent's key, prints what it
 loaded (project coordinate, agents, relays), then runs the daemon until SIGINT or SIGTERM.
 With --json the report is one JSON object on stdout. Logs go to stderr.
-A configuration problem is reported with its file and field, and exits 2.`,
+A configuration problem is reported with its file and field, and exits 2. Another tenexd running
+on the project exits 3; a .tenex that is not writable 4; no space left for it 5.`,
   options: {},
   async run(ctx) {
     // Handlers go in before anything is printed: whoever reads the report may signal at once.
@@ -34,6 +38,7 @@ A configuration problem is reported with its file and field, and exits 2.`,
     process.on("SIGTERM", onSignal);
     try {
       const project = await loadProject(ctx.projectDir);
+      refuseEarly(project.tenexDir);
       log = ctx.logger(project.config.logLevel).child({ component: "daemon" });
       ctx.stdout.write(ctx.json ? `${JSON.stringify(loadedSummary(project))}\n` : loadedReport(project));
       // Loaded here, not at the top: every other command would pay for loading the daemon.
@@ -54,6 +59,16 @@ A configuration problem is reported with its file and field, and exits 2.`,
     return EXIT.OK;
   },
 };
+
+/**
+ * A project another tenexd runs, or a .tenex that cannot be written, is said before the report
+ * of what was loaded (the daemon checks both again, for real, when it takes the lock).
+ */
+function refuseEarly(tenexDir: string): void {
+  const pid = runningDaemonPid(tenexDir);
+  if (pid !== undefined && pid !== process.pid) throw new ProjectLockedError(join(tenexDir, "daemon.pid"), pid);
+  accessSync(tenexDir, constants.W_OK);
+}
 
 export function loadedSummary(p: LoadedProject) {
   const { relays, embeddedRelay, api } = p.config;

@@ -22,7 +22,9 @@ relay whose back-fill could not see everything: why, and when it is tried again)
 counters and rejections by reason, queue depths, the outbox, agent runs and failures, unread
 mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
 and the last problems (one row per cause, with how often and since when it was seen).
-Without a running daemon it says so ("running": false) and shows what the index holds.`,
+Without a running daemon it says so ("running": false) and shows what the index holds; when a
+process holds the project's lock without answering (a daemon still starting, a reindex or an
+import), "lockedBy" names its pid.`,
   options: {},
   async run(ctx) {
     return cli(async () => {
@@ -33,7 +35,7 @@ Without a running daemon it says so ("running": false) and shows what the index 
           emit(ctx, "daemon", { running: true, status: s }, () => daemonText(s));
         } else {
           const stats = await src.api.stats();
-          emit(ctx, "index", { running: false, stats }, () => offlineText(ctx.projectDir, stats));
+          emit(ctx, "index", { running: false, lockedBy: src.lockedBy ?? null, stats }, () => offlineText(ctx.projectDir, stats, src.lockedBy));
         }
         return EXIT.OK;
       } finally {
@@ -94,9 +96,12 @@ function catchupText(s: DaemonStatus, now: number): string {
   return `${s.catchingUp ? "running; " : ""}${last}${behind.join("")}`;
 }
 
-function offlineText(dir: string, stats: StatsView): string {
+function offlineText(dir: string, stats: StatsView, lockedBy: number | undefined): string {
   const unread = stats.agents.map((a) => [a.slug, String(a.unread), a.overThreshold ? "OVER" : ""]);
-  return `tenexd is not running on ${dir}
+  const head = lockedBy !== undefined
+    ? `tenexd pid ${lockedBy} holds the lock of ${dir} but its API does not answer (starting, or a reindex or import runs); the index says:`
+    : `tenexd is not running on ${dir}`;
+  return `${head}
 ${fields([
     ["conversations", `${stats.conversations.total} (${Object.entries(stats.conversations.byStatus).map(([k, v]) => `${k} ${v}`).join(", ") || "none"})`],
     ["messages", String(stats.messages.total)],

@@ -1,8 +1,10 @@
 // Errors from the API client and the offline reads, as CLI errors: the message as the daemon
-// (or the index) gave it, a stable code, exit 2 for a request the user must change, 1 otherwise.
+// (or the index) gave it, a stable code, exit 2 for a request the user must change, the
+// operator's faults' own codes (3-5: the daemon met a full or read-only disk), 1 otherwise.
 
 import { DomainError } from "../../../../src/errors.js";
 import { ApiClientError, DaemonUnreachableError } from "../../../client/errors.js";
+import { exitCodeOfApiCode } from "../../../operator-faults.js";
 import { IndexUnavailableError } from "../../../services/errors.js";
 import { CorruptLogReadError } from "../../../services/offline-reads.js";
 import { CliError, EXIT } from "../../errors.js";
@@ -10,7 +12,9 @@ import { CliError, EXIT } from "../../errors.js";
 const INVALID_STATUSES = new Set([400, 413]);
 
 export function toCliError(err: unknown): unknown {
-  if (err instanceof ApiClientError) return new CliError(err.message, err.code, INVALID_STATUSES.has(err.status) ? EXIT.INVALID : EXIT.FAILURE);
+  if (err instanceof ApiClientError) {
+    return new CliError(err.message, err.code, exitCodeOfApiCode(err.code) ?? (INVALID_STATUSES.has(err.status) ? EXIT.INVALID : EXIT.FAILURE));
+  }
   if (err instanceof DaemonUnreachableError) return new CliError(err.message, err.code);
   if (err instanceof IndexUnavailableError) return new CliError(err.message, err.code);
   if (err instanceof CorruptLogReadError) return new CliError(err.message, "corrupt_log");

@@ -9,7 +9,7 @@ import type { LoadedProject } from "../../../config/index.js";
 import { openIndex } from "../../../index-open.js";
 import { acquirePidLock, ProjectLockedError } from "../../../pid-lock.js";
 import { recipientsFor } from "../../../recipients.js";
-import { CliError } from "../../errors.js";
+import { CliError, EXIT } from "../../errors.js";
 
 export interface OfflineStore {
   log: FileConversationLog;
@@ -25,7 +25,7 @@ export function openOfflineStore(project: LoadedProject, what: string): OfflineS
     release = acquirePidLock(join(project.tenexDir, "daemon.pid"));
   } catch (err) {
     if (err instanceof ProjectLockedError) {
-      throw new CliError(`a tenexd (pid ${err.pid}) is running on this project: stop it before ${what}`, "daemon_running");
+      throw new CliError(`a tenexd (pid ${err.pid}) is running on this project: stop it before ${what} (\`kill ${err.pid}\`)`, "project_locked", EXIT.LOCKED);
     }
     throw err;
   }

@@ -4,7 +4,7 @@
 
 import { loadProject } from "../../../config/index.js";
 import { TenexClient } from "../../../client/client.js";
-import { discoverDaemon } from "../../../client/discover.js";
+import { discoverDaemon, runningDaemonPid } from "../../../client/discover.js";
 import { openOfflineReads } from "../../../services/offline-reads.js";
 import type { ReadApi } from "../../../services/reads.js";
 import type { CommandContext } from "../../command.js";
@@ -18,10 +18,14 @@ export interface ReadSource {
   source: Source;
   /** The daemon's client, when it answers. */
   client?: TenexClient;
+  /** Answered from the index while this live process holds the project's lock (a daemon starting, a reindex). */
+  lockedBy?: number;
   close(): void;
 }
 
 export const OFFLINE_NOTICE = "(daemon not running: answered from the index, read-only)";
+const lockedNotice = (pid: number) =>
+  `(tenexd pid ${pid} holds the project's lock but its API does not answer: it is starting, or a reindex or import runs; answered from the index, read-only)`;
 
 const tenexDir = (ctx: CommandContext) => join(ctx.projectDir, ".tenex");
 
@@ -33,8 +37,9 @@ export async function openReads(ctx: CommandContext): Promise<ReadSource> {
   }
   const project = await loadProject(ctx.projectDir);
   const offline = openOfflineReads(project);
-  process.stderr.write(`${OFFLINE_NOTICE}\n`);
-  return { api: offline.reads, source: "index", close: offline.close };
+  const holder = runningDaemonPid(tenexDir(ctx));
+  process.stderr.write(`${holder !== undefined ? lockedNotice(holder) : OFFLINE_NOTICE}\n`);
+  return { api: offline.reads, source: "index", close: offline.close, ...(holder !== undefined ? { lockedBy: holder } : {}) };
 }
 
 export function requireDaemon(ctx: CommandContext, what: string): TenexClient {
