@@ -17,6 +17,7 @@ import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { ensurePrivateFile, makePrivate, PRIVATE_DIR, PRIVATE_FILE } from "../adapters/state-file/private-file.js";
 import { AgentRunner } from "./agents/agent-runner.js";
 import { ApiServer } from "./api/server.js";
 import { agentsToRun } from "./agents/dispatch.js";
@@ -121,8 +122,14 @@ export class Daemon {
   private async open(): Promise<void> {
     const { project } = this;
     const dir = project.tenexDir;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     this.releaseLock = acquirePidLock(join(dir, "daemon.pid"));
+    // Whatever an older tenexd or a loose umask left open to others (files are created private).
+    const loose = makePrivate(dir);
+    if (loose.changed.length > 0) {
+      this.logger.info("made private", { entries: loose.changed.length, examples: loose.changed.slice(0, 3).map((o) => `${o.path} ${o.mode.toString(8)}`) });
+    }
+    for (const f of loose.failed) this.problem("not_private", `${f.path} is open to other users and could not be changed (${f.error}): fix it by hand`);
 
     this.log = new FileConversationLog(dir, {
       onProblem: (p) => {
@@ -269,7 +276,10 @@ export class Daemon {
     if (config.relays.length === 0) {
       // Loaded only when used: the relay implementation is a good part of the daemon's memory.
       const { startEmbeddedRelay } = await import("../adapters/relay/embedded-relay.js");
-      this.embedded = await startEmbeddedRelay({ port: config.embeddedRelay.port, dbPath: join(tenexDir, "relay.sqlite") });
+      const dbPath = join(tenexDir, "relay.sqlite");
+      // Created private here: the relay's library would make it 0644 (its -wal and -shm follow it).
+      ensurePrivateFile(dbPath);
+      this.embedded = await startEmbeddedRelay({ port: config.embeddedRelay.port, dbPath });
       this.relayUrls = [this.embedded.url];
     } else {
       this.relayUrls = [...config.relays];
@@ -364,7 +374,7 @@ export class Daemon {
     // are missing from it.
     if (this.readyAt !== undefined && !this.indexIncomplete) {
       const fp = logFingerprint(this.project.tenexDir);
-      writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${JSON.stringify({ at: this.clock.now(), ...fp })}\n`);
+      writeFileSync(join(this.project.tenexDir, "clean-shutdown"), `${JSON.stringify({ at: this.clock.now(), ...fp })}\n`, { mode: PRIVATE_FILE });
     }
     this.releaseLock();
   }

@@ -150,7 +150,7 @@ export class FileConversationLog implements ConversationLog {
       if (await isFile(to)) return;
       if (!(await isFile(from))) throw new NotFoundError("conversation log", conversationId);
       await this.files.drop(conversationId);
-      if (archived) await mkdir(this.layout.archive, { recursive: true });
+      if (archived) await mkdir(this.layout.archive, { recursive: true, mode: 0o700 });
       await rename(from, to);
       await this.ops.syncDir(this.layout.dirOf(archived));
       await this.ops.syncDir(this.layout.dirOf(!archived));

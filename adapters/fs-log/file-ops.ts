@@ -25,7 +25,8 @@ function done<T>(resolve: (v: T) => void, reject: (e: Error) => void) {
 
 export const nodeFileOps: FileOps = {
   open: (path, create) =>
-    new Promise((res, rej) => fs.open(path, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0o644, done(res, rej))),
+    // 0600 whatever the umask: a conversation is its project owner's alone.
+    new Promise((res, rej) => fs.open(path, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0o600, done(res, rej))),
   fstat: (fd) =>
     new Promise((res, rej) => fs.fstat(fd, (err, st) => (err ? rej(err) : res({ size: st.size, ino: st.ino })))),
   read: (fd, buf, offset, length, position) =>

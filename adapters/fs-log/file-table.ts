@@ -156,7 +156,7 @@ export class FileTable {
 
   private ensureDir(): Promise<void> {
     this.dirMade ??= (async () => {
-      await mkdir(this.layout.conversations, { recursive: true });
+      await mkdir(this.layout.conversations, { recursive: true, mode: 0o700 });
       await this.ops.syncDir(this.layout.dataDir);
     })().catch((e: unknown) => {
       this.dirMade = undefined;

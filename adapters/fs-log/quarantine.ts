@@ -41,7 +41,7 @@ export class Quarantine {
   async keepTorn(id: string, bytes: Buffer, detail: string): Promise<string> {
     await this.ensureDir();
     const path = await this.freeName(`${id}.torn-${this.now()}`);
-    const fh = await open(path, "wx");
+    const fh = await open(path, "wx", 0o600);
     try {
       await fh.writeFile(bytes);
       await fh.datasync();
@@ -66,7 +66,7 @@ export class Quarantine {
 
   private ensureDir(): Promise<void> {
     this.made ??= (async () => {
-      await mkdir(this.layout.quarantine, { recursive: true });
+      await mkdir(this.layout.quarantine, { recursive: true, mode: 0o700 });
       await this.ops.syncDir(this.layout.dataDir);
     })().catch((e: unknown) => {
       this.made = undefined; // a later problem may find the disk writable again

@@ -32,7 +32,7 @@ export class FileSnapshotStore {
     await this.ensureDir();
     const path = this.pathOf(conversationId);
     const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const fh = await open(temp, "wx");
+    const fh = await open(temp, "wx", 0o600);
     try {
       await fh.writeFile(JSON.stringify({ v: VERSION, id: conversationId, n, data }));
       await fh.datasync();
@@ -64,7 +64,7 @@ export class FileSnapshotStore {
 
   private ensureDir(): Promise<void> {
     this.made ??= (async () => {
-      await mkdir(this.dir, { recursive: true });
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       await this.ops.syncDir(this.dataDir);
     })().catch((e: unknown) => {
       this.made = undefined;

@@ -5,11 +5,15 @@
 
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
+import { ensurePrivateFile } from "../state-file/private-file.js";
 import { IndexCorruptError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError } from "./errors.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 
 export function openDatabase(path: string): Database.Database {
+  // Created here with mode 0600 (SQLite would make it 0644 less the umask); its -wal and -shm
+  // files take the mode of the database file.
+  ensurePrivateFile(path);
   const db = new Database(path);
   try {
     // synchronous first: the switch to WAL (the index is left in rollback mode at close, see

@@ -1,9 +1,10 @@
 // `tenexd doctor`: validate the configuration and keys and show each check's result.
 
 import { access, constants } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
+import { entriesOpenToOthers } from "../../../adapters/state-file/private-file.js";
 import {
-  ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey,
+  ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey, shellQuote, TENEX_DIR,
   type ConfigIssue, type KeyResult, type ProjectFiles,
 } from "../../config/index.js";
 import type { Command } from "../command.js";
@@ -24,8 +25,10 @@ export const doctor: Command = {
   usage: `Usage: tenexd doctor [--project DIR] [--json]
 
 Runs every check tenexd start would, without starting: Node version, config.json and
-agents.json against their schemas, each key (present, mode 0600, valid, matching a declared
-pubkey), each command backend's program and ./ paths. Prints one row per check.
+agents.json against their schemas, .tenex/ and everything in it private to its owner (no group
+or other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid,
+matching a declared pubkey), each command backend's program and ./ paths. Prints one row per
+check.
 Exits 0 when all pass, 2 otherwise.`,
   options: {},
   async run(ctx) {
@@ -47,6 +50,7 @@ export async function runChecks(projectDir: string, env = process.env): Promise<
     return [...checks, ...err.issues.map((i) => issueCheck(i.file, i))];
   }
   checks.push({ check: "config", ok: true, detail: `${files.tenexDir}: config.json and agents.json are valid` });
+  checks.push(permissionsCheck(files.tenexDir));
   const owner = files.config.project.owner;
   if ("keyFile" in owner) checks.push(keyCheck("owner key", await resolveOwnerKey(files)));
   for (const [i, a] of files.agents.entries()) {
@@ -57,6 +61,18 @@ export async function runChecks(projectDir: string, env = process.env): Promise<
   checks.push({ check: "relays", ok: true, detail: relays.length > 0 ? relays.join(", ") : "none configured: the embedded relay will run" });
   if (checks.every((c) => c.ok)) checks.push(await loadCheck(projectDir, env));
   return checks;
+}
+
+/** .tenex/ and everything in it private to its owner (every entry walked). */
+function permissionsCheck(tenexDir: string): Check {
+  const open = entriesOpenToOthers(tenexDir);
+  if (open.length === 0) return { check: "permissions", ok: true, detail: `${tenexDir} and everything in it are private to their owner` };
+  const named = open.slice(0, 3).map((e) => `${relative(dirname(tenexDir), e.path) === TENEX_DIR ? TENEX_DIR : relative(tenexDir, e.path)} ${e.mode.toString(8).padStart(4, "0")}`);
+  const more = open.length > named.length ? ", …" : "";
+  return {
+    check: "permissions", ok: false,
+    detail: `${open.length} entr${open.length === 1 ? "y" : "ies"} under ${tenexDir} ${open.length === 1 ? "is" : "are"} open to other users (${named.join(", ")}${more}): run \`chmod -R go-rwx ${shellQuote(tenexDir)}\``,
+  };
 }
 
 function nodeCheck(): Check {

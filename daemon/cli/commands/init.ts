@@ -2,6 +2,7 @@
 
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
+import { makePrivate, PRIVATE_FILE } from "../../../adapters/state-file/private-file.js";
 import { shellQuote, TENEX_DIR } from "../../config/index.js";
 import { generateProjectKeys } from "../../keys.js";
 import type { Command } from "../command.js";
@@ -14,8 +15,9 @@ export const init: Command = {
   summary: "Create .tenex/ in the project directory (--example: the demo project) and its keys",
   usage: `Usage: tenexd init [--project DIR] [--example] [--json]
 
-Creates <DIR>/.tenex/ (DIR is created if needed), then generates its key files like
-\`tenexd keys\`. Refuses to touch an existing .tenex/.
+Creates <DIR>/.tenex/ (DIR is created if needed, .tenex/ private to its owner: directories
+0700, files without group or other access), then generates its key files like \`tenexd keys\`.
+Refuses to touch an existing .tenex/.
 
   --example   Copy the demo project shipped with tenexd (.tenex.example/): an orchestrator,
               a planner, a coder and a reviewer backed by small demo scripts, the embedded
@@ -37,7 +39,9 @@ See docs/config.md for every field.`,
       if (ctx.options.example === true) copyExample(staging);
       else writeMinimal(staging, ctx.projectDir);
       // Written in both cases: npm leaves .gitignore files out of published packages.
-      writeFileSync(join(staging, ".gitignore"), GITIGNORE);
+      writeFileSync(join(staging, ".gitignore"), GITIGNORE, { mode: PRIVATE_FILE });
+      // The copied example keeps its packaged modes (0644, 0755): .tenex/ is its owner's alone.
+      makePrivate(staging);
       renameSync(staging, target);
     } catch (err) {
       rmSync(staging, { recursive: true, force: true });
@@ -77,8 +81,8 @@ function writeMinimal(dest: string, projectDir: string): void {
       key: { file: "keys/orchestrator.nsec" }, backend: { type: "mailbox" },
     }],
   };
-  writeFileSync(join(dest, "config.json"), `${JSON.stringify(config, null, 2)}\n`);
-  writeFileSync(join(dest, "agents.json"), `${JSON.stringify(agents, null, 2)}\n`);
+  writeFileSync(join(dest, "config.json"), `${JSON.stringify(config, null, 2)}\n`, { mode: PRIVATE_FILE });
+  writeFileSync(join(dest, "agents.json"), `${JSON.stringify(agents, null, 2)}\n`, { mode: PRIVATE_FILE });
 }
 
 /** A d-tag from a directory name: lowercase letters, digits and "-". */
