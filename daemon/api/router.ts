@@ -21,6 +21,10 @@ export interface Route {
   handler: Handler;
   /** The query parameters it takes (none when absent). */
   query?: z.ZodObject;
+  /** Only the owner's token may use it; what it does, for the refusal ("close conversations"). */
+  ownerOnly?: string;
+  /** The agent (slug or pubkey) the request acts as: an agent's token may act as itself only. */
+  actor?: (req: Request) => unknown;
   /** Answer 201 (a message was published) instead of 200. */
   created?: boolean;
 }
@@ -28,9 +32,15 @@ export interface Route {
 /** A route whose handler gets its query parsed by `schema`. */
 export function withQuery<S extends z.ZodObject>(
   method: Route["method"], path: string, schema: S, handle: (q: z.output<S>, req: Request) => Promise<unknown>,
+  access: Pick<Route, "actor" | "ownerOnly"> = {},
 ): Route {
-  return { method, path, query: schema, handler: (req) => handle(schema.parse(req.query) as z.output<S>, req) };
+  return { method, path, query: schema, handler: (req) => handle(schema.parse(req.query) as z.output<S>, req), ...access };
 }
+
+/** The agent a request acts as: a path parameter, or a field of its JSON body. */
+export const byParam = (name: string) => (req: Request): unknown => req.params[name];
+export const byField = (name: string) => (req: Request): unknown =>
+  typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>)[name] : undefined;
 
 /** The query as a plain object; 400 `unknown_parameter` for one the route does not take or one repeated. */
 export function routeQuery(route: Route, search: URLSearchParams): Record<string, string> {

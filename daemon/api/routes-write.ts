@@ -7,7 +7,7 @@ import { applyOutput } from "../services/mailbox.js";
 import { sendDirect, startDiscussion } from "../services/messaging.js";
 import { reply } from "../services/posting.js";
 import { askAsOwner } from "../services/ask.js";
-import type { Route } from "./router.js";
+import { byField, byParam, type Route } from "./router.js";
 import { ackBody, askBody, markBody, outputBody, postMessageBody, replyBody, statusBody, type PostMessageBody } from "./schemas.js";
 import type { ApiServices } from "./services.js";
 
@@ -17,11 +17,11 @@ export function writeRoutes(s: ApiServices): Route[] {
   const d = s.live;
   return [
     {
-      method: "POST", path: "/api/v1/ask", created: true,
+      method: "POST", path: "/api/v1/ask", created: true, ownerOnly: "ask as the owner",
       handler: async (r) => askAsOwner(d, askBody.parse(r.body)),
     },
     {
-      method: "POST", path: "/api/v1/messages", created: true,
+      method: "POST", path: "/api/v1/messages", created: true, actor: byField("from"),
       handler: async (r) => {
         const b = postMessageBody.parse(r.body);
         const { to, scope, conversation, ...rest } = b;
@@ -31,31 +31,31 @@ export function writeRoutes(s: ApiServices): Route[] {
       },
     },
     {
-      method: "POST", path: "/api/v1/conversations/:id/messages", created: true,
+      method: "POST", path: "/api/v1/conversations/:id/messages", created: true, actor: byField("from"),
       handler: async (r) => reply(d, { ...replyBody.parse(r.body), conversation: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/conversations/:id/viewed",
+      method: "POST", path: "/api/v1/conversations/:id/viewed", actor: byField("agent"),
       handler: async (r) => markViewed(d, { ...markBody.parse(r.body), conversation: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/conversations/:id/read",
+      method: "POST", path: "/api/v1/conversations/:id/read", actor: byField("agent"),
       handler: async (r) => markRead(d, { ...markBody.parse(r.body), conversation: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/conversations/:id/close",
+      method: "POST", path: "/api/v1/conversations/:id/close", ownerOnly: "close conversations",
       handler: async (r) => closeConversation(d, { ...statusBody.parse(r.body), conversation: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/conversations/:id/reopen",
+      method: "POST", path: "/api/v1/conversations/:id/reopen", ownerOnly: "reopen conversations",
       handler: async (r) => reopenConversation(d, { ...statusBody.parse(r.body), conversation: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/messages/:id/ack",
+      method: "POST", path: "/api/v1/messages/:id/ack", actor: byField("agent"),
       handler: async (r) => ack(d, { ...ackBody.parse(r.body), message: r.params.id! }),
     },
     {
-      method: "POST", path: "/api/v1/agents/:agent/output",
+      method: "POST", path: "/api/v1/agents/:agent/output", actor: byParam("agent"),
       handler: async (r) => applyOutput(d, { ...outputBody.parse(r.body), agent: r.params.agent! }),
     },
   ];

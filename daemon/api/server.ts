@@ -1,7 +1,8 @@
 // The local HTTP API (docs/api.md): node:http on the loopback address only, every request
-// carrying the bearer token from `.tenex/daemon.token`, JSON in and out, errors as
-// `{ "error": { "code", "message" } }`. After listening it writes the token and the actual port
-// into .tenex/ for the CLI; stopping removes them.
+// carrying a bearer token: the owner's from `.tenex/daemon.token`, or a mailbox agent's from
+// `.tenex/tokens/<slug>.token` (which acts as that agent only). JSON in and out, errors as
+// `{ "error": { "code", "message" } }`. After listening it writes the tokens and the actual port
+// into .tenex/ for the CLI and the agents; stopping removes them.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +14,9 @@ import { readRoutes } from "./routes-read.js";
 import { routeQuery, Router } from "./router.js";
 import { writeRoutes } from "./routes-write.js";
 import { apiServices, type ApiServices } from "./services.js";
-import { apiFiles, bearerToken, newToken, removeFile, tokenMatches, writePrivateFile } from "./token.js";
+import type { AgentDirectory } from "../services/agent-directory.js";
+import { authorise, Credentials } from "./access.js";
+import { apiFiles, bearerToken, newToken, removeFile, writeAgentTokens, writePrivateFile } from "./token.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
@@ -21,7 +24,7 @@ export class ApiServer {
   private constructor(
     private readonly server: Server,
     private readonly services: ApiServices,
-    private readonly files: { token: string; port: string },
+    private readonly files: { token: string; port: string; agents: string[] },
     readonly port: number,
   ) {}
 
@@ -30,7 +33,11 @@ export class ApiServer {
     const services = apiServices(d);
     const router = new Router([...readRoutes(services), ...writeRoutes(services)]);
     const token = newToken();
-    const server = createServer((req, res) => void handle(req, res, router, token, log));
+    // One token per mailbox agent (command agents never call the API: the daemon runs them).
+    const agentTokens = new Map(d.project.agents.filter((a) => a.backend.type === "mailbox").map((a) => [a.slug, newToken()]));
+    const agents = services.live.reads.agents;
+    const credentials = new Credentials(token, agentTokens, agents);
+    const server = createServer((req, res) => void handle(req, res, { router, credentials, agents, log }));
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -48,17 +55,19 @@ export class ApiServer {
     }
     const actual = (server.address() as AddressInfo).port;
     const files = apiFiles(d.project.tenexDir);
-    // Token first: a CLI that finds the port file can read the matching token.
+    // Tokens first: a client that finds the port file can read the matching token.
     writePrivateFile(files.token, `${token}\n`);
+    const agentFiles = writeAgentTokens(d.project.tenexDir, agentTokens);
     writePrivateFile(files.port, `${actual}\n`);
-    log.info("api listening", { url: `http://${host}:${actual}` });
-    return new ApiServer(server, services, files, actual);
+    log.info("api listening", { url: `http://${host}:${actual}`, agentTokens: agentTokens.size });
+    return new ApiServer(server, services, { token: files.token, port: files.port, agents: agentFiles }, actual);
   }
 
   /** Stops listening, drops open connections, removes the port and token files. Idempotent. */
   async stop(): Promise<void> {
     removeFile(this.files.port);
     removeFile(this.files.token);
+    for (const file of this.files.agents) removeFile(file);
     if (this.server.listening) {
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       this.server.closeAllConnections();
@@ -68,7 +77,14 @@ export class ApiServer {
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, router: Router, token: string, log: Logger): Promise<void> {
+interface Handling {
+  router: Router;
+  credentials: Credentials;
+  agents: AgentDirectory;
+  log: Logger;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, { router, credentials, agents, log }: Handling): Promise<void> {
   try {
     // Bound to loopback already; this also refuses a browser page that reaches 127.0.0.1
     // through a hostile DNS name (DNS rebinding): its Host header names that domain.
@@ -78,11 +94,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     if (presented === undefined) {
       throw new ApiError(401, "unauthorized", "missing bearer token: send Authorization: Bearer <the token in .tenex/daemon.token>");
     }
-    if (!tokenMatches(presented, token)) throw new ApiError(401, "unauthorized", "wrong bearer token (a new one is written to .tenex/daemon.token at every start)");
+    const who = credentials.principal(presented);
+    if (!who) {
+      throw new ApiError(401, "unauthorized", "wrong bearer token (new ones are written at every start: the owner's to .tenex/daemon.token, each mailbox agent's to .tenex/tokens/<slug>.token)");
+    }
     const url = new URL(req.url ?? "/", "http://localhost");
     const { route, params } = router.match(req.method ?? "GET", url.pathname);
     const query = routeQuery(route, url.searchParams);
     const body = req.method === "POST" ? await readJsonBody(req) : {};
+    authorise(route, who, { params, query, body }, agents);
     const result = await route.handler({ params, query, body });
     send(res, route.created ? 201 : 200, result);
   } catch (err) {

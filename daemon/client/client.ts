@@ -1,5 +1,6 @@
 // A small typed client for the local API (docs/api.md), used by the CLI and usable by agents:
-//   const api = TenexClient.forProject("/path/to/project");
+//   const api = TenexClient.forProject("/path/to/project");           // the owner's token
+//   const coder = TenexClient.forProject("/path/to/project", { agent: "coder" }); // acts as coder only
 //   const inbox = await api.inbox("reviewer", { limit: 20, offset: 0 });
 //   await api.sendDirect({ from: "coder", to: "reviewer", content: "Please review the diff" });
 // Reads implement the same ReadApi the CLI uses when no daemon runs.
@@ -33,10 +34,17 @@ const enc = encodeURIComponent;
 export class TenexClient implements ReadApi {
   constructor(private readonly endpoint: Pick<DaemonEndpoint, "url" | "token">, private readonly timeoutMs = 30_000) {}
 
-  /** The client for the daemon running on `projectDir`; DaemonUnreachableError when none runs. */
-  static forProject(projectDir: string): TenexClient {
-    const endpoint = discoverDaemon(join(projectDir, ".tenex"));
-    if (!endpoint) throw new DaemonUnreachableError(`no tenexd is running on ${projectDir} (start it with \`tenexd start\`)`);
+  /**
+   * The client for the daemon running on `projectDir`, with the owner's token, or with
+   * `agent`'s own token (a mailbox agent: `.tenex/tokens/<slug>.token`, new at every start of
+   * the daemon). DaemonUnreachableError when none runs.
+   */
+  static forProject(projectDir: string, opts: { agent?: string } = {}): TenexClient {
+    const endpoint = discoverDaemon(join(projectDir, ".tenex"), opts.agent);
+    if (!endpoint) {
+      const whose = opts.agent === undefined ? "" : ` with a token for ${opts.agent} (is it a mailbox agent?)`;
+      throw new DaemonUnreachableError(`no tenexd is running on ${projectDir}${whose} (start it with \`tenexd start\`)`);
+    }
     return new TenexClient(endpoint);
   }
 

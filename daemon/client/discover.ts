@@ -1,9 +1,10 @@
 // Finding the running daemon of a project: its pid lock names a live process, and it has
-// written the API's port and token into .tenex/ (the API is up).
+// written the API's port and tokens into .tenex/ (the API is up): the owner's token, or a
+// mailbox agent's own (which acts as that agent only).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PORT_FILE, TOKEN_FILE } from "../api/token.js";
+import { agentTokenFile, PORT_FILE, TOKEN_FILE } from "../api/token.js";
 
 export interface DaemonEndpoint {
   url: string;
@@ -34,12 +35,15 @@ export function runningDaemonPid(tenexDir: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
 }
 
-/** Where the project's daemon answers; undefined when none runs (or its API is not up yet). */
-export function discoverDaemon(tenexDir: string): DaemonEndpoint | undefined {
+/**
+ * Where the project's daemon answers, with the owner's token or, given `agent` (a slug), that
+ * mailbox agent's; undefined when none runs (or its API is not up yet).
+ */
+export function discoverDaemon(tenexDir: string, agent?: string): DaemonEndpoint | undefined {
   const pid = runningDaemonPid(tenexDir);
   if (pid === undefined) return undefined;
   const port = Number.parseInt(readTrimmed(join(tenexDir, PORT_FILE)) ?? "", 10);
-  const token = readTrimmed(join(tenexDir, TOKEN_FILE));
+  const token = readTrimmed(agent === undefined ? join(tenexDir, TOKEN_FILE) : agentTokenFile(tenexDir, agent));
   if (!Number.isInteger(port) || port <= 0 || !token) return undefined;
   return { url: `http://127.0.0.1:${port}`, token, pid };
 }

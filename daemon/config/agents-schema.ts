@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { exactlyOne, positiveInt, pubkey, relativePath, staysInside, strict } from "./primitives.js";
 
-const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const key = strict({
