@@ -10,6 +10,7 @@ import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { benchAgentContext } from "./agent-context.js";
 import { benchContext, type BenchContext } from "./bench-context.js";
+import { benchCacheRss } from "./cache-rss.js";
 import { benchCatchup } from "./catchup.js";
 import { setDaemonNodeArgs } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
@@ -87,6 +88,7 @@ const TASKS: Task[] = [
   },
   { id: "restart-10k", est: [30, 45], produces: ["restart_10k_", "status_10k_"], run: (ctx) => benchRestart(ctx, "10k") },
   { id: "agent-context", est: [8, 8], produces: ["agent_context_"], run: () => benchAgentContext() },
+  { id: "cache-rss", est: [60, 60], produces: ["cache_rss_"], run: (ctx) => benchCacheRss(ctx) },
   {
     id: "log-append", est: [10, 10], produces: ["log_append_"], quickSkip: "log_append_* (FileConversationLog alone): full run only",
     run: () => benchLogAppend(),

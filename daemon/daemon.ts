@@ -88,6 +88,8 @@ export class Daemon {
   /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
   private threads!: ThreadFetcher;
+  /** Conversations whose logs lost lines before the relays were connected: fetched once they are. */
+  private readonly toRefetch = new Set<string>();
 
   private constructor(readonly project: LoadedProject, private readonly opts: DaemonOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -137,6 +139,7 @@ export class Daemon {
         // The index is derived from the logs: a log set aside takes its conversation out of it
         // (else it lists a conversation that has no log, and its events count as already held).
         if (p.kind === "quarantined") this.index?.drop(p.id);
+        if (p.kind === "quarantined" || p.kind === "damaged_lines") this.lostLines(p.id);
       },
     });
     const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, this.clock.now());
@@ -145,7 +148,7 @@ export class Daemon {
     await this.reconcile(opened.fresh);
 
     this.store = new ConversationStore({
-      log: this.log, index: this.index,
+      log: this.log, index: this.index, maxCachedBytes: project.config.limits.cacheBytes,
       isBusy: (id) => this.queues.isBusy(id),
       onIndexError: (err, id) => {
         this.indexIncomplete = true;
@@ -219,10 +222,29 @@ export class Daemon {
     });
     await this.resumeOutbox();
     this.sync.start();
+    for (const id of this.toRefetch) this.refetch(id);
+    this.toRefetch.clear();
     await this.resumeRuns();
     this.startLoops(signers.get(project.orchestrator.pubkey)!);
     this.api = await ApiServer.start(this, this.logger.child({ component: "api" }));
     this.readyAt = this.clock.now();
+  }
+
+  /**
+   * A log lost lines (set aside as damaged, or the whole file): its aggregate in memory is no
+   * longer what the log holds, and the relays may still hold the events those lines held.
+   */
+  private lostLines(id: string): void {
+    this.store?.forget(id);
+    if (this.threads) this.refetch(id);
+    else this.toRefetch.add(id);
+  }
+
+  // After the conversation is loaded again (which brings the index back in step with the log):
+  // until then the index may still list the lost events, and what comes back would be dropped as
+  // already held.
+  private refetch(id: string): void {
+    void this.store.get(id).catch(() => undefined).then(() => this.threads.refetch(id));
   }
 
   /** Events published before a stop or crash that no relay accepted yet: send them again. */

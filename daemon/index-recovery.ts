@@ -16,7 +16,8 @@ export interface ReconcileReport {
   repaired: { id: string; from: number; to: number }[];
   /**
    * Conversations re-indexed whole: the log ends before what the index holds, or is shorter
-   * than the size recorded with it (cut or rewritten since), so what was indexed may be gone.
+   * than the size recorded with it (cut or rewritten since), or damaged lines were set aside
+   * when it was read, so what was indexed may be gone.
    */
   reindexed: string[];
   /** Index entries with no log behind them, dropped. */
@@ -67,18 +68,18 @@ async function reconcileOne(
     if (indexed > 0) found.set(id, at);
     return;
   }
-  const records = await log.read(id);
-  const last = records.at(-1)?.n ?? 0;
-  // Nothing appends during start, so the read ends where `at` does; if not, no size is recorded
-  // and the next check falls back to the last position.
-  const bytes = last === at.n ? at.bytes : undefined;
+  // Read whole: `end` is where the log ends after the read, which may have set damaged lines
+  // aside (and rewritten the log shorter); nothing appends during start.
+  const { records, end, setAside } = await log.readWhole(id);
+  const last = end.n;
   const conv = replay(id, records);
-  if (shrunk || indexed > last) {
+  // Lines set aside: what the index holds of them must go, so it is rebuilt from what is left.
+  if (shrunk || indexed > last || setAside > 0) {
     index.drop(id);
-    index.apply(conv, records, bytes);
+    index.apply(conv, records, end.bytes);
     report.reindexed.push(id);
   } else {
-    index.apply(conv, records.filter((r) => r.n > indexed), bytes);
+    index.apply(conv, records.filter((r) => r.n > indexed), end.bytes);
     report.repaired.push({ id, from: indexed, to: last });
   }
 }
@@ -112,10 +113,9 @@ export async function rebuildIndex(log: ConversationLog, index: RebuildableIndex
   const unreadable: { id: string; error: string }[] = [];
   for (const [i, { id }] of stored.entries()) {
     try {
-      const at = await log.end(id);
-      const recs = await log.read(id);
+      const { records: recs, end } = await log.readWhole(id);
       // With the log's size, so that the next check after a crash can skip an unchanged log.
-      index.apply(replay(id, recs), recs, recs.at(-1)?.n === at.n ? at.bytes : undefined);
+      index.apply(replay(id, recs), recs, end.bytes);
       records += recs.length;
       for (const r of recs) {
         if (r.t === "event" && r.origin === "relay") newestRelayEvent = Math.max(newestRelayEvent ?? 0, r.ev.created_at);

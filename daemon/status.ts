@@ -1,8 +1,9 @@
 // The Director's view of a running daemon: one plain object, the same for the API, the CLI's
-// `status` and the tests. Cheap to build: counters, in-memory state and a few index lookups
-// (one row each), no log reads. Stuck turns need the conversations with an open turn, which
+// `status` and the tests. Cheap to build: counters, in-memory state, a few index lookups
+// (one row each) and the damage records in .tenex/quarantine/ (a directory listing), no log reads. Stuck turns need the conversations with an open turn, which
 // are live in memory already; that part is async (directorStatus).
 
+import { listDamage } from "../adapters/fs-log/damage-records.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
 import { currentTurn } from "../src/turns.js";
 import { EMBEDDED_MARK, type Daemon } from "./daemon.js";
@@ -26,6 +27,8 @@ export function buildStatus(d: Daemon) {
     ingest: d.counters.snapshot(),
     queues: d.queues.depths(),
     store: d.store.stats(),
+    // Where the daemon's memory is: the JS heap, and memory outside it (Buffers, the workers' heaps are in rss only).
+    memory: process.memoryUsage(),
     agents: { ...d.runner.stats },
     unread: unreadBacklog(d, now),
     escalated: {
@@ -39,6 +42,8 @@ export function buildStatus(d: Daemon) {
     log: d.log.stats(),
     // `at` (the last time) is kept beside `last` for readers of the earlier shape.
     problems: d.problems.list().map((p) => ({ at: p.last, ...p })),
+    // Read from the records on disk: they outlive the process, and an operator clears them there.
+    damage: listDamage(d.project.tenexDir),
   };
 }
 

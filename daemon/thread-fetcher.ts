@@ -4,6 +4,9 @@
 // fetching each thread at once fetched the project's history a second time. A fetch that could
 // not take its thread in (a relay cut it short, the log refused events: a full disk) is kept and
 // fetched again by `retryFailed`, which the daemon's back-fill retry loop calls.
+// A conversation whose log lost lines (set aside as damaged) is fetched again the same way,
+// whatever the age of its events (no `since`): what a relay still holds comes back, and what is
+// still in the log is dropped as a duplicate by id.
 
 import PQueue from "p-queue";
 import { KIND } from "../src/kinds.js";
@@ -36,6 +39,8 @@ export class ThreadFetcher {
   private readonly deferred = new Map<string, boolean>();
   /** Roots whose fetch failed, and whether their first reply was history: fetched again by retryFailed. */
   private readonly failed = new Map<string, boolean>();
+  /** Conversations to fetch again once the back-fill ends, whether or not their root is held. */
+  private readonly deferredRefetch = new Set<string>();
   private readonly queued = new Set<string>();
   private readonly queue = new PQueue({ concurrency: CONCURRENT_FETCHES });
 
@@ -46,10 +51,18 @@ export class ThreadFetcher {
     else this.enqueue(rootId, quiet);
   }
 
-  /** After a back-fill: fetch the threads whose roots it did not bring. */
+  /** Fetches a held conversation's whole thread again (its log lost lines); no agent runs on it. */
+  refetch(rootId: string): void {
+    if (this.d.busy()) this.deferredRefetch.add(rootId);
+    else this.enqueue(rootId, true);
+  }
+
+  /** After a back-fill: fetch the threads whose roots it did not bring, and the refetches. */
   backfillDone(): void {
     for (const [rootId, quiet] of this.deferred) if (!this.d.holds(rootId)) this.enqueue(rootId, quiet);
+    for (const rootId of this.deferredRefetch) this.enqueue(rootId, true);
     this.deferred.clear();
+    this.deferredRefetch.clear();
   }
 
   /** Fetches again the threads whose fetch failed; resolves with how many failed again. */

@@ -14,11 +14,11 @@ import { titleOf } from "./tags.js";
 import { applyTurnRecord, initialTurnsState } from "./turns.js";
 import type { NostrEvent } from "./types.js";
 
-/** A record whose position is not the next one: applying it would fork the state from the log. */
+/** A record whose position is not after the last one: applying it would fork the state from the log. */
 export class RecordSequenceError extends DomainError {
   override name = "RecordSequenceError";
-  constructor(conversationId: string, expected: number, got: number) {
-    super(`conversation ${conversationId}: expected record n=${expected}, got n=${got}`, "record_sequence");
+  constructor(conversationId: string, after: number, got: number) {
+    super(`conversation ${conversationId}: expected a record after n=${after}, got n=${got}`, "record_sequence");
   }
 }
 
@@ -79,9 +79,13 @@ function applyEvent(conv: Conversation, rec: EventRecord): void {
   if (conv.project === "") conv.project = projectOf(ev.tags) ?? "";
 }
 
-/** Folds one record into the conversation. Records must come in log order: n = lastN + 1. */
+/**
+ * Folds one record into the conversation. Records must come in log order: n > lastN. Usually
+ * n = lastN + 1; a gap is where a damaged line was set aside (the lines around it keep their
+ * positions, so cursors and read marks, which name positions, still mean what they meant).
+ */
 export function applyRecord(conv: Conversation, rec: LogRecord): void {
-  if (rec.n !== conv.lastN + 1) throw new RecordSequenceError(conv.id, conv.lastN + 1, rec.n);
+  if (rec.n <= conv.lastN) throw new RecordSequenceError(conv.id, conv.lastN, rec.n);
   conv.lastN = rec.n;
   switch (rec.t) {
     case "event":

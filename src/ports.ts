@@ -19,9 +19,17 @@ export interface ConversationLog {
   append(conversationId: string, records: readonly LogRecord[]): Promise<number>;
   /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
-   * line is repaired (cut off and kept aside), never returned.
+   * line is repaired (cut off and kept aside), never returned; so is a damaged line anywhere
+   * (set aside, reported and recorded): the records around it keep their positions, so the
+   * positions then have a gap.
    */
   read(conversationId: string, afterN?: number): Promise<LogRecord[]>;
+  /**
+   * The whole log: its records (as `read`), where it ends, and how many damaged lines were set
+   * aside since it was last read (by this read, or when its file was opened). Whoever derived
+   * something from the old lines (the index) must derive it again when that is not 0.
+   */
+  readWhole(conversationId: string): Promise<WholeLog>;
   /** `n` of the last intact record (0 when empty or missing): cheap, reads only the tail. */
   lastPosition(conversationId: string): Promise<number>;
   /**
@@ -40,6 +48,12 @@ export interface ConversationLog {
   /** Move a conversation's log to or from the archive. */
   setArchived(conversationId: string, archived: boolean): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface WholeLog {
+  records: LogRecord[];
+  end: LogEnd;
+  setAside: number;
 }
 
 /** A position in a log: the `n` of a record and the size in bytes up to the end of its line. */

@@ -24,7 +24,7 @@ export class InvalidRecordError extends LogError {
   }
 }
 
-/** The log file does not parse. It was moved whole to quarantine, so nothing in it is lost. */
+/** No line of the log file parses. It was moved whole to quarantine, so nothing in it is lost. */
 export class CorruptLogError extends LogError {
   override name = "CorruptLogError";
   constructor(readonly conversationId: string, readonly detail: string, readonly quarantinedTo: string | undefined) {

@@ -1,27 +1,28 @@
 // ConversationLog over a data directory: one JSON-lines file per conversation under
 // `<dataDir>/conversations/`, archived ones under `conversations/archive/`, damaged data set
 // aside under `<dataDir>/quarantine/`. See group-commit.ts for durability, file-table.ts for
-// tail repair, reader.ts for what makes a file corrupt.
+// tail repair, reader.ts for what makes a line damaged, set-aside.ts for what is done with it.
 
 import { readdirSync, statSync } from "node:fs";
 import { mkdir, readdir, rename, stat } from "node:fs/promises";
-import { dirname, join, sep } from "node:path";
+import { join, sep } from "node:path";
 import PQueue from "p-queue";
 import { NotFoundError } from "../../src/errors.js";
-import type { ConversationLog, LogEnd } from "../../src/ports.js";
+import type { ConversationLog, LogEnd, WholeLog } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
-import { CorruptLogError, LogClosedError } from "./errors.js";
+import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
 import { FileTable } from "./file-table.js";
 import { GroupCommitWriter, type WriterStats } from "./group-commit.js";
 import { LOG_FILE_NAME, LogLayout, assertId } from "./layout.js";
 import { Quarantine, type LogProblem, type ProblemListener } from "./quarantine.js";
 import { ParseFailure, readRecords } from "./reader.js";
+import { setAsideDamaged } from "./set-aside.js";
 
 export interface FileConversationLogOptions {
   /** Conversation files kept open at once (default 256). */
   maxOpenFiles?: number;
-  /** Told of every torn tail cut, file quarantined and stray file found. Must not throw. */
+  /** Told of every torn tail cut, damaged line set aside, file quarantined and stray file found. Must not throw. */
   onProblem?: ProblemListener;
   /** The file calls of the writer; tests inject failures here. */
   fileOps?: FileOps;
@@ -33,9 +34,9 @@ export interface FileConversationLogOptions {
 
 interface ReadView {
   fd: number;
-  path: string;
-  ino: number;
   size: number;
+  /** Lines cut from the file's end when it was opened, not yet told to a reader. */
+  setAside: number;
 }
 
 export class FileConversationLog implements ConversationLog {
@@ -75,19 +76,32 @@ export class FileConversationLog implements ConversationLog {
   }
 
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
-    assertId(conversationId);
+    if (afterN <= 0) return (await this.readWhole(conversationId)).records;
+    const { records } = await this.readView(conversationId, afterN);
+    return records.filter((r) => r.n > afterN);
+  }
+
+  readWhole(conversationId: string): Promise<WholeLog> {
+    return this.readView(conversationId, 0);
+  }
+
+  private async readView(id: string, afterN: number): Promise<WholeLog> {
+    assertId(id);
     this.assertOpen();
     return this.reads.add(async () => {
-      const view = await this.writer.exclusiveFor(conversationId, () => this.openForRead(conversationId));
-      if (!view) return [];
+      const view = await this.writer.exclusiveFor(id, () => this.openForRead(id));
+      if (!view) return { records: [], end: { n: 0, bytes: 0 }, setAside: 0 };
       try {
-        return await readRecords((buf, off, len, pos) => this.ops.read(view.fd, buf, off, len, pos), view.size, afterN);
+        const records = await readRecords((buf, off, len, pos) => this.ops.read(view.fd, buf, off, len, pos), view.size, afterN);
+        return { records, end: { n: records.at(-1)?.n ?? 0, bytes: view.size }, setAside: view.setAside };
       } catch (e) {
-        if (e instanceof ParseFailure) throw await this.condemn(conversationId, view, e.message);
-        throw e;
+        if (!(e instanceof ParseFailure)) throw e;
       } finally {
         await this.ops.close(view.fd);
       }
+      // A damaged line: read again, alone on the files, and set it aside.
+      const whole = await this.writer.exclusive(() => setAsideDamaged({ files: this.files, ops: this.ops, quarantine: this.quarantine }, id));
+      return { ...whole, setAside: whole.setAside + view.setAside };
     });
   }
 
@@ -184,21 +198,10 @@ export class FileConversationLog implements ConversationLog {
     if (!file) return undefined;
     try {
       // Bytes past `size` may be an append in progress: the view stops at the last whole line.
-      const ino = await this.files.inodeOf(file);
-      return { fd: await this.ops.open(file.path, false), path: file.path, ino, size: file.size };
+      return { fd: await this.ops.open(file.path, false), size: file.size, setAside: this.files.takeSetAside(file) };
     } finally {
       this.files.release(file);
     }
-  }
-
-  // Moves the file whole into quarantine, unless someone already did (same inode check).
-  private condemn(id: string, view: ReadView, detail: string): Promise<CorruptLogError> {
-    return this.writer.exclusive(async () => {
-      const current = await stat(view.path).catch(() => undefined);
-      if (current?.ino !== view.ino) return new CorruptLogError(id, detail, undefined);
-      await this.files.drop(id);
-      return new CorruptLogError(id, detail, await this.quarantine.moveAside(id, view.path, dirname(view.path), detail));
-    });
   }
 
   // The conversation id of a directory entry, or undefined (and reported) when it is not a log.

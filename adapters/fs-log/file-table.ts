@@ -1,12 +1,14 @@
 // The open conversation files: a bounded LRU of file descriptors, so ten thousand conversations
 // never exhaust the process's fds. Opening a file checks its tail, and repairs a torn one before
-// anything is appended after it (a new line glued onto a torn one would corrupt the interior).
+// anything is appended after it (a new line glued onto a torn one would corrupt the interior);
+// damaged whole lines at its end are set aside the same way, and recorded as damage.
 
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { CorruptLogError } from "./errors.js";
 import type { FileOps } from "./file-ops.js";
 import type { LogLayout } from "./layout.js";
+import { linesOf } from "./intact-lines.js";
 import type { Quarantine } from "./quarantine.js";
 import { inspectTail, readExactly, type ReadAt } from "./tail.js";
 
@@ -14,12 +16,6 @@ export interface OpenLog {
   readonly id: string;
   readonly fd: number;
   readonly path: string;
-  /**
-   * The file's inode, to tell it from a file that replaced it. Unknown for a file this process
-   * created until someone asks (`inodeOf`): an fstat per new file would slow every flush that
-   * starts conversations, for a check that only quarantine makes.
-   */
-  ino: number | undefined;
   /** Bytes of whole, intact lines: appends go here, a failed append is cut back to here. */
   size: number;
   /** `n` of the last intact record (0 when none). */
@@ -27,6 +23,8 @@ export interface OpenLog {
   /** Created by this process; its directory entry is not yet known to be durable. */
   fresh: boolean;
   pins: number;
+  /** Damaged lines cut from its end when it was opened, not yet told to a reader (takeSetAside). */
+  setAside: number;
 }
 
 export class FileTable {
@@ -69,9 +67,11 @@ export class FileTable {
     return file;
   }
 
-  async inodeOf(file: OpenLog): Promise<number> {
-    file.ino ??= (await this.ops.fstat(file.fd)).ino;
-    return file.ino;
+  /** Lines set aside when `file` was opened and not told to a reader yet; told once. */
+  takeSetAside(file: OpenLog): number {
+    const n = file.setAside;
+    file.setAside = 0;
+    return n;
   }
 
   release(file: OpenLog): void {
@@ -115,7 +115,7 @@ export class FileTable {
     await this.ensureDir();
     const path = this.layout.logPath(id, false);
     const fd = await this.ops.open(path, true);
-    return { id, fd, path, ino: undefined, size: 0, lastN: 0, fresh: true, pins: 0 };
+    return { id, fd, path, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
   }
 
   private async tryOpen(path: string): Promise<number | undefined> {
@@ -129,7 +129,7 @@ export class FileTable {
 
   private async checked(id: string, path: string, fd: number): Promise<OpenLog> {
     try {
-      const { size, ino } = await this.ops.fstat(fd);
+      const { size } = await this.ops.fstat(fd);
       const readAt: ReadAt = (buf, off, len, pos) => this.ops.read(fd, buf, off, len, pos);
       const verdict = await inspectTail(readAt, Math.min(size, this.owed.get(id) ?? size));
       if (!verdict.ok) {
@@ -138,15 +138,23 @@ export class FileTable {
         const to = await this.quarantine.moveAside(id, path, dirname(path), verdict.detail);
         throw new CorruptLogError(id, verdict.detail, to);
       }
+      let setAside = 0;
       if (verdict.goodSize < size) {
-        const torn = Buffer.allocUnsafe(size - verdict.goodSize);
-        await readExactly(readAt, torn, verdict.goodSize);
-        await this.quarantine.keepTorn(id, torn, `cut ${torn.length} bytes after byte ${verdict.goodSize}`);
+        const cut = Buffer.allocUnsafe(size - verdict.goodSize);
+        await readExactly(readAt, cut, verdict.goodSize);
+        const detail = `cut ${cut.length} bytes after byte ${verdict.goodSize}`;
+        const lines = verdict.damaged ? linesOf(cut, verdict.goodSize, "after the last line that parses") : [];
+        const damage = verdict.damaged
+          ? await this.quarantine.keepDamaged(id, path, cut, lines, `${lines.length} lines at the end do not parse: ${detail}`)
+          : undefined;
+        if (!damage) await this.quarantine.keepTorn(id, cut, detail);
         await this.ops.ftruncate(fd, verdict.goodSize);
         await this.ops.fdatasync(fd);
+        if (damage) this.quarantine.reportDamage(damage);
+        setAside = lines.length;
       }
       this.owed.delete(id);
-      return { id, fd, path, ino, size: verdict.goodSize, lastN: verdict.lastN, fresh: false, pins: 0 };
+      return { id, fd, path, size: verdict.goodSize, lastN: verdict.lastN, fresh: false, pins: 0, setAside };
     } catch (e) {
       // The original failure is the one to report; a failing close on top of it adds nothing.
       if (!(e instanceof CorruptLogError)) await this.ops.close(fd).catch(() => undefined);

@@ -1,11 +1,13 @@
 // Reads the records of one log, checking every line it parses: a JSON object with integer `n`
-// and string `t`, `n` strictly increasing. The first line that fails makes the file corrupt.
+// and string `t`, `n` strictly increasing (gaps allowed: a damaged line set aside leaves one).
+// The first line that fails makes the log damaged: the log then sets aside what is damaged
+// (set-aside.ts) and keeps the rest.
 
 import type { LogRecord } from "../../src/records.js";
 import { parseRecordLine } from "./record-line.js";
 import { linesBackward, readExactly, type ReadAt } from "./tail.js";
 
-/** Where and why a log failed to parse. Internal: the log turns it into a CorruptLogError. */
+/** Where and why a log failed to parse. Internal: the log then sets its damaged lines aside. */
 export class ParseFailure extends Error {
   override name = "ParseFailure";
 }

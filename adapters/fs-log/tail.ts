@@ -42,25 +42,33 @@ export async function* linesBackward(readAt: ReadAt, size: number): AsyncGenerat
 }
 
 export type TailVerdict =
-  /** Bytes past `goodSize` are a torn tail to cut off; `lastN` is the last intact record's. */
-  | { ok: true; goodSize: number; lastN: number }
-  /** Even after cutting a torn tail the end does not parse: the file is damaged, not torn. */
+  /**
+   * Bytes past `goodSize` are to be cut off; `lastN` is the last intact record's. `damaged`: more
+   * than a crash can tear (two or more whole lines after the last intact one): damage, recorded
+   * as such, not a torn tail.
+   */
+  | { ok: true; goodSize: number; lastN: number; damaged: boolean }
+  /** No line of the file parses: there is nothing intact to keep in place. */
   | { ok: false; detail: string };
 
 /**
  * Finds where the intact part of a log ends. A crash mid-append leaves an unfinished line, or a
- * last line that does not parse (a page of zeros after a power loss): both are torn. The line
- * before them must then be intact, or the damage is more than a crash can do.
+ * last line that does not parse (a page of zeros after a power loss): both are torn. Further
+ * back than that, whole lines that do not parse are damage: the search goes on to the last line
+ * that parses, reading as far back as the damage goes (only a damaged log costs more than its
+ * last lines).
  */
 export async function inspectTail(readAt: ReadAt, size: number): Promise<TailVerdict> {
   const lines = linesBackward(readAt, size);
   await lines.next(); // the unfinished line, if any: always torn
-  for (let tried = 0; tried < 2; tried++) {
+  for (let tried = 0; ; tried++) {
     const next = await lines.next();
-    if (next.done) return { ok: true, goodSize: 0, lastN: 0 };
+    if (next.done) {
+      // Only an unfinished line, or one bad line: a log a crash tore down to nothing.
+      return tried <= 1 ? { ok: true, goodSize: 0, lastN: 0, damaged: false } : { ok: false, detail: "no line parses as a record" };
+    }
     const { start, bytes } = next.value;
     const record = parseRecordLine(bytes.toString("utf8"));
-    if (record) return { ok: true, goodSize: start + bytes.length + 1, lastN: record.n };
+    if (record) return { ok: true, goodSize: start + bytes.length + 1, lastN: record.n, damaged: tried >= 2 };
   }
-  return { ok: false, detail: "the last two lines do not parse" };
 }

@@ -1,7 +1,7 @@
 // The conversation log held in memory. Records go through JSON, as they would through a file,
 // so a test sees exactly what a restart would read back (no shared objects, no Maps or Sets).
 
-import type { ConversationLog, LogEnd } from "../../src/ports.js";
+import type { ConversationLog, LogEnd, WholeLog } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 /** Appends must continue the log: n = last + 1, in order. Anything else is a caller bug. */
@@ -48,6 +48,11 @@ export class MemoryConversationLog implements ConversationLog {
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {
     const lines = this.lines.get(conversationId) ?? [];
     return lines.slice(afterN).map((l) => JSON.parse(l) as LogRecord);
+  }
+
+  /** Nothing is ever damaged in memory: `setAside` is always 0. */
+  async readWhole(conversationId: string): Promise<WholeLog> {
+    return { records: await this.read(conversationId), end: await this.end(conversationId), setAside: 0 };
   }
 
   async lastPosition(conversationId: string): Promise<number> {

@@ -28,6 +28,8 @@ const limits = strict({
   repeatRoutingThreshold: positiveInt.default(3),
   stallThreshold: positiveInt.default(3),
   maxConcurrentConversations: positiveInt.default(8),
+  /** Memory the cached conversations may hold (approximate); 32 MiB: docs/config.md says why. */
+  cacheBytes: positiveInt.default(32 * 1024 * 1024),
 });
 
 export const configSchema = strict({

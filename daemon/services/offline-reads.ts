@@ -1,27 +1,22 @@
 // Reads when no daemon runs: the index opened read-only, conversations replayed from their log
 // files without touching them (no repair: a torn last line is skipped, as the daemon would cut
-// it). Nothing on disk changes.
+// it, and so is a damaged line, which the daemon would set aside). Nothing on disk changes.
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
-import type { LogRecord } from "../../src/records.js";
-import { parseRecordLine } from "../../adapters/fs-log/record-line.js";
+import { scanLines } from "../../adapters/fs-log/intact-lines.js";
 import type { LoadedProject } from "../config/index.js";
 import { AgentDirectory } from "./agent-directory.js";
 import { openIndexReader } from "./index-reader.js";
 import { readContext } from "./read-context.js";
 import { Reads } from "./reads.js";
 
-export class CorruptLogReadError extends Error {
-  override name = "CorruptLogReadError";
-}
-
-async function readLogFile(tenexDir: string, id: string): Promise<string | undefined> {
+async function readLogFile(tenexDir: string, id: string): Promise<Buffer | undefined> {
   for (const file of [join(tenexDir, "conversations", `${id}.jsonl`), join(tenexDir, "conversations", "archive", `${id}.jsonl`)]) {
     try {
-      return await readFile(file, "utf8");
+      return await readFile(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
@@ -29,17 +24,12 @@ async function readLogFile(tenexDir: string, id: string): Promise<string | undef
   return undefined;
 }
 
-/** The conversation replayed from its log file, read-only; undefined when there is none. */
+/** The conversation replayed from the intact lines of its log file, read-only; undefined when there is none. */
 export async function replayLogFile(tenexDir: string, id: string): Promise<Conversation | undefined> {
-  const text = await readLogFile(tenexDir, id);
-  if (text === undefined) return undefined;
-  const lines = text.split("\n");
-  lines.pop(); // after the last newline: empty, or a torn line the daemon will cut
-  const records: LogRecord[] = lines.map((line, i) => {
-    const rec = parseRecordLine(line);
-    if (!rec) throw new CorruptLogReadError(`the log of conversation ${id} does not parse at line ${i + 1}: start the daemon to quarantine and report it`);
-    return rec;
-  });
+  const bytes = await readLogFile(tenexDir, id);
+  if (bytes === undefined) return undefined;
+  // After the last newline: nothing, or a torn line the daemon will cut.
+  const { records } = scanLines(bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1));
   return records.length > 0 ? replay(id, records) : undefined;
 }
 

@@ -1,52 +1,70 @@
-// A bounded LRU of live conversations. Bounded by the number of events held, not the number of
-// conversations, because one conversation can hold 5,000 events and another 3. Conversations
-// that are busy (work queued on them) are never evicted: their state is ahead of the index.
+// A bounded LRU of live conversations, bounded by the memory they hold (approximately: see
+// src/memory-estimate.ts), not by their number or their events': one conversation can hold
+// 5,000 events and another 3, and one event 100 bytes and another 100 KB. Conversations that
+// are busy (work queued on them) or pinned are never evicted: their state is ahead of the index.
+// Neither is the one used last, so a conversation larger than the whole bound is still served
+// from memory while it is being used.
 
 import type { Conversation } from "../../src/conversation-state.js";
+import { conversationMemoryBytes } from "../../src/memory-estimate.js";
+
+interface Entry {
+  conv: Conversation;
+  bytes: number;
+  events: number;
+}
 
 export class ConversationCache {
-  private readonly map = new Map<string, Conversation>();
+  // Map order is recency: the first entry is the least recently used, the last the most.
+  private readonly map = new Map<string, Entry>();
+  private bytes = 0;
   private events = 0;
 
   constructor(
-    private readonly maxEvents: number,
+    private readonly maxBytes: number,
     private readonly isBusy: (id: string) => boolean,
   ) {}
 
   get(id: string): Conversation | undefined {
-    const conv = this.map.get(id);
-    if (conv) {
+    const entry = this.map.get(id);
+    if (entry) {
       // Re-insert to mark it most recently used (Map keeps insertion order).
       this.map.delete(id);
-      this.map.set(id, conv);
+      this.map.set(id, entry);
     }
-    return conv;
+    return entry?.conv;
   }
 
   /** The conversation if cached, without marking it used (a lookup, not a use). */
   peek(id: string): Conversation | undefined {
-    return this.map.get(id);
+    return this.map.get(id)?.conv;
   }
 
   set(conv: Conversation): void {
-    const old = this.map.get(conv.id);
-    if (old) this.events -= old.events.length;
-    this.map.delete(conv.id);
-    this.map.set(conv.id, conv);
-    this.events += conv.events.length;
+    this.delete(conv.id);
+    const entry = { conv, bytes: conversationMemoryBytes(conv), events: conv.events.length };
+    this.map.set(conv.id, entry);
+    this.bytes += entry.bytes;
+    this.events += entry.events;
     this.evict();
   }
 
-  /** Call after events were added to a cached conversation. */
-  grew(by: number): void {
-    this.events += by;
+  /** Call after events were added to a cached conversation: how many, and their bytes. */
+  grew(id: string, events: number, bytes: number): void {
+    const entry = this.map.get(id);
+    if (!entry) return;
+    entry.events += events;
+    entry.bytes += bytes;
+    this.events += events;
+    this.bytes += bytes;
     this.evict();
   }
 
   delete(id: string): void {
     const old = this.map.get(id);
     if (!old) return;
-    this.events -= old.events.length;
+    this.bytes -= old.bytes;
+    this.events -= old.events;
     this.map.delete(id);
   }
 
@@ -54,17 +72,24 @@ export class ConversationCache {
     return this.map.size;
   }
 
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   get heldEvents(): number {
     return this.events;
   }
 
   private evict(): void {
-    if (this.events <= this.maxEvents) return;
-    for (const [id, conv] of this.map) {
-      if (this.events <= this.maxEvents) break;
+    if (this.bytes <= this.maxBytes) return;
+    let left = this.map.size;
+    for (const [id, entry] of this.map) {
+      // The last entry is the one used last: kept, whatever its size.
+      if (this.bytes <= this.maxBytes || --left === 0) break;
       if (this.isBusy(id)) continue;
       this.map.delete(id);
-      this.events -= conv.events.length;
+      this.bytes -= entry.bytes;
+      this.events -= entry.events;
     }
   }
 }

@@ -6,6 +6,7 @@
 import { conversationRow, type Conversation } from "../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import { stamp } from "../../src/conversation.js";
+import { eventMemoryBytes } from "../../src/memory-estimate.js";
 import { currentTurn } from "../../src/turns.js";
 import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
@@ -13,12 +14,14 @@ import { ConversationCache } from "./conversation-cache.js";
 import { IndexFeeder } from "./index-feeder.js";
 
 const RECENT_IDS = 100_000;
+/** As limits.cacheBytes' default (daemon/config/config-schema.ts). */
+const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface StoreOptions {
   log: ConversationLog;
   index: ConversationIndex;
-  /** Upper bound on events held in memory across cached conversations. */
-  maxCachedEvents?: number;
+  /** Upper bound on the memory cached conversations hold, in bytes (approximate: src/memory-estimate.ts). */
+  maxCachedBytes?: number;
   /** Work queued on a conversation pins it in the cache. */
   isBusy?: (id: string) => boolean;
   /** The index is derived: a failure there is reported, never fatal (it is repaired at start). */
@@ -54,7 +57,7 @@ export class ConversationStore {
 
   constructor(private readonly opts: StoreOptions) {
     const isBusy = opts.isBusy ?? (() => false);
-    this.cache = new ConversationCache(opts.maxCachedEvents ?? 200_000, (id) => this.pinned.has(id) || isBusy(id));
+    this.cache = new ConversationCache(opts.maxCachedBytes ?? DEFAULT_CACHE_BYTES, (id) => this.pinned.has(id) || isBusy(id));
     this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
   }
 
@@ -132,10 +135,15 @@ export class ConversationStore {
     // The row as of these records: by the time they are durable the aggregate may be further on.
     const row = conversationRow(conv);
     const ids: string[] = [];
-    for (const r of stamped) if (r.t === "event") ids.push(r.ev.id);
+    let bytes = 0;
+    for (const r of stamped) {
+      if (r.t !== "event") continue;
+      ids.push(r.ev.id);
+      bytes += eventMemoryBytes(r.ev);
+    }
     for (const id of ids) this.remember(id);
     this.known.add(conv.id);
-    this.cache.grew(conv.events.length - before);
+    this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
       (logBytes) => this.feeder.add(conv, stamped, row, logBytes),
@@ -165,7 +173,7 @@ export class ConversationStore {
   }
 
   stats() {
-    return { cachedConversations: this.cache.size, cachedEvents: this.cache.heldEvents, known: this.known.size };
+    return { cachedConversations: this.cache.size, cachedEvents: this.cache.heldEvents, cachedBytes: this.cache.heldBytes, known: this.known.size };
   }
 
   /** Resolves once every durable record so far is in the index. */
@@ -173,14 +181,35 @@ export class ConversationStore {
     return this.feeder.idle();
   }
 
+  /**
+   * Drops the aggregate from memory (damaged lines of its log were set aside): the next access
+   * loads what the log holds now. Work already holding it finishes on it.
+   */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
   private async load(id: string): Promise<Conversation | undefined> {
-    const records = await this.opts.log.read(id);
+    const { records, end, setAside } = await this.opts.log.readWhole(id);
     if (records.length === 0) return undefined;
     const conv = replay(id, records);
+    // Lines were set aside: the index still holds what they said. It is derived, so it is
+    // derived again, whole, from what the log holds now (after what it was being fed is in).
+    if (setAside > 0) await this.reindex(conv, records, end.bytes);
     this.cache.set(conv);
     this.noteTurns(conv);
     const recovery = this.opts.onLoad?.(conv) ?? [];
     if (recovery.length > 0) this.commit(conv, recovery).durable.catch((err: unknown) => this.opts.onLoadError?.(err, id));
     return conv;
+  }
+
+  private async reindex(conv: Conversation, records: LogRecord[], logBytes: number): Promise<void> {
+    await this.indexed();
+    try {
+      this.opts.index.drop(conv.id);
+      this.opts.index.apply(conv, records, logBytes);
+    } catch (err) {
+      this.opts.onIndexError?.(err, conv.id);
+    }
   }
 }

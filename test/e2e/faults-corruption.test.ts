@@ -82,7 +82,7 @@ function tearTail(path: string): string {
   return last;
 }
 
-/** Overwrites line `at` with garbage; returns the line it replaced. */
+/** Overwrites line `at` with garbage (shorter than a record); returns the line it replaced. */
 function garbageAt(path: string, at: number): string {
   const all = lines(readFileSync(path, "utf8"));
   const gone = all[at]!;
@@ -153,26 +153,35 @@ describe.each([
     expect(indexDisagreements(s.tenexDir)).toEqual([]);
   }, 60_000);
 
-  it("garbage in the middle of a log: quarantined when read, reported, its intact lines kept, the index in step", async () => {
+  it("garbage in the middle of a log: only that line is set aside when read, reported, recorded; the rest stays served and the event comes back", async () => {
     const s = scenario(`middle-${marker}`);
     if (!marker) unlinkSync(join(s.tenexDir, "clean-shutdown"));
     const [file, text] = s.logs[1]!;
     const id = file.slice(0, 64);
-    const gone = garbageAt(s.log(file), Math.floor(lines(text).length / 2));
+    const all = lines(text);
+    const gone = garbageAt(s.log(file), Math.floor(all.length / 2));
+    const goneEvent = (JSON.parse(gone) as { t: string; ev?: { id: string } }).ev?.id;
 
     const d = await run(s);
-    // A reply in that conversation makes the daemon read its log.
+    // A reply in that conversation makes the daemon read its log (if the start did not).
     const root = events.roots.find((r) => r.id === id)!;
     const reply = base.signAsOwner(1111, "one more", [["E", id, "", root.pubkey], ["K", "11"], ["P", root.pubkey], ["e", id], ["k", "11"], ["a", base.coordinate]]);
     expect(await publishAll(relay.url, [reply])).toEqual([reply.id]);
-    await eventually(() => (existsSync(join(s.tenexDir, "quarantine")) ? true : undefined), 15_000, "the damaged log quarantined");
+    published.push(reply.id);
+    await inLogs(s.tenexDir, [reply.id]);
     // The daemon still takes events in.
     const next = events.next(3);
-    published.push(...(await publishAll(relay.url, next)), reply.id);
-    await inLogs(s.tenexDir, next.map((e) => e.id));
+    published.push(...(await publishAll(relay.url, next)));
+    // The event of the damaged line (if it held one) comes back from the relay.
+    const counts = await inLogs(s.tenexDir, [...next.map((e) => e.id), ...(goneEvent ? [goneEvent] : [])]);
     const problems = await stop(d);
-    expect(problems.some((p) => p.startsWith(`log_quarantined ${id}`)), problems.join("\n")).toBe(true);
+    expect(problems.some((p) => p.startsWith(`log_damaged_lines ${id}`)), problems.join("\n")).toBe(true);
+    expect(problems.filter((p) => p.startsWith("log_quarantined")), "nothing is quarantined whole").toEqual([]);
+    expect(existsSync(s.log(file)), "the log stays where it was").toBe(true);
+    const records = readdirSync(join(s.tenexDir, "quarantine")).filter((f) => f.startsWith("damage-"));
+    expect(records, "the damage is recorded durably").toHaveLength(1);
     expect(lostIntactLines(s, [gone])).toEqual([]);
+    expect(once(counts).filter((e) => e === goneEvent)).toEqual([]);
     expect(indexDisagreements(s.tenexDir)).toEqual([]);
   }, 60_000);
 });

@@ -1,15 +1,20 @@
 // The conversation store's cache against a real log and index: a conversation pinned while work
 // on it runs outside its queue (an agent's command, with an execution-time session open) stays
-// in memory however full the cache gets, and leaves it normally once unpinned.
+// in memory however full the cache gets, and leaves it normally once unpinned; the cache is
+// bounded by the memory its conversations hold; a log with a damaged line is served minus that
+// line, and the index brought back in step with it.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { ConversationStore } from "../../daemon/store/conversation-store.js";
 import { decideExecStart, recoverOpenSession } from "../../src/execution-time.js";
+import { eventMemoryBytes } from "../../src/memory-estimate.js";
+import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 
 const dirs: string[] = [];
@@ -25,10 +30,11 @@ describe("ConversationStore: pinned conversations", () => {
     const log = new FileConversationLog(dir);
     const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
     const loads: string[] = [];
-    const read = log.read.bind(log);
-    log.read = (id, afterN) => (loads.push(id), read(id, afterN));
-    // At most 2 events in memory; loading closes a session left open, as the daemon's does.
-    const store = new ConversationStore({ log, index, maxCachedEvents: 2, onLoad: (conv) => recoverOpenSession(conv.exec) });
+    const read = log.readWhole.bind(log);
+    log.readWhole = (id) => (loads.push(id), read(id));
+    // Room for nothing but the conversation used last; loading closes a session left open, as
+    // the daemon's does.
+    const store = new ConversationStore({ log, index, maxCachedBytes: 1, onLoad: (conv) => recoverOpenSession(conv.exec) });
     await store.init();
 
     const roots = Array.from({ length: 3 }, (_, i) => p.root(p.owner, `topic ${i}`));
@@ -59,5 +65,100 @@ describe("ConversationStore: pinned conversations", () => {
     await store.indexed();
     await log.close();
     index.close();
+  });
+});
+
+function open(dir: string, maxCachedBytes?: number) {
+  const log = new FileConversationLog(dir);
+  const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+  const loads: string[] = [];
+  const read = log.readWhole.bind(log);
+  log.readWhole = (id) => (loads.push(id), read(id));
+  const store = new ConversationStore({ log, index, ...(maxCachedBytes !== undefined ? { maxCachedBytes } : {}) });
+  return { log, index, store, loads, close: async () => (await store.indexed(), await log.close(), index.close()) };
+}
+
+async function storeAll(store: ConversationStore, coordinate: string, events: NostrEvent[]): Promise<void> {
+  for (const ev of events) {
+    const conv = await store.getOrCreate(ev.id === events[0]!.id || !ev.tags.some((t) => t[0] === "E") ? ev.id : ev.tags.find((t) => t[0] === "E")![1]!, coordinate);
+    await store.commit(conv, [{ t: "event", at: 1, ev, origin: "relay" }]).durable;
+  }
+}
+
+describe("ConversationStore: the cache is bounded by bytes", () => {
+  it("conversations of large events push the least recently used out: the bytes held stay within the bound, and every one is still served", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
+    dirs.push(dir);
+    const p = testProject();
+    const roots = Array.from({ length: 10 }, (_, i) => p.root(p.owner, `topic ${i} `.padEnd(50_000, "x")));
+    const bound = 3 * eventMemoryBytes(roots[0]!) + 8_000;
+    const s = open(dir, bound);
+    await s.store.init();
+    await storeAll(s.store, p.info.coordinate, roots);
+    expect(s.store.stats().cachedBytes).toBeLessThanOrEqual(bound);
+    expect(s.store.stats().cachedConversations).toBe(3);
+    // Those pushed out are read again from their logs when used (newest first: the three still
+    // held answer from memory).
+    for (const root of [...roots].reverse()) expect((await s.store.get(root.id))?.events[0]?.ev.content).toBe(root.content);
+    expect(s.loads).toHaveLength(7);
+    expect(s.store.stats().cachedBytes).toBeLessThanOrEqual(bound);
+    await s.close();
+  });
+
+  it("one conversation larger than the whole bound is still served, and kept while it is the one in use", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
+    dirs.push(dir);
+    const p = testProject();
+    const root = p.root(p.owner, "a big one");
+    const replies = Array.from({ length: 5 }, (_, i) => p.reply(p.owner, root, `reply ${i} `.padEnd(100_000, "y")));
+    const s = open(dir, 100_000);
+    await s.store.init();
+    await storeAll(s.store, p.info.coordinate, [root, ...replies]);
+    await s.close();
+
+    const again = open(dir, 100_000);
+    await again.store.init();
+    const conv = await again.store.get(root.id);
+    expect(conv?.events).toHaveLength(6);
+    expect(await again.store.get(root.id)).toBe(conv);
+    expect(again.loads).toEqual([root.id]);
+    expect(again.store.stats().cachedBytes).toBeGreaterThan(500_000);
+    await again.close();
+  });
+});
+
+describe("ConversationStore: a damaged line in a stored log", () => {
+  it("is served minus that line, and the index, which held it, is brought back in step before the read answers", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
+    dirs.push(dir);
+    const p = testProject();
+    const root = p.root(p.owner, "topic");
+    const replies = Array.from({ length: 4 }, (_, i) => p.reply(p.owner, root, `reply ${i}`));
+    const first = open(dir);
+    await first.store.init();
+    await storeAll(first.store, p.info.coordinate, [root, ...replies]);
+    await first.close();
+
+    // Same length: the index's record of the log's size still matches; only a read finds it.
+    const path = join(dir, "conversations", `${root.id}.jsonl`);
+    const lines = readFileSync(path, "utf8").split("\n");
+    lines[2] = "#".repeat(Buffer.byteLength(lines[2]!));
+    writeFileSync(path, lines.join("\n"));
+
+    const s = open(dir);
+    await s.store.init();
+    const conv = await s.store.get(root.id);
+    expect(conv?.events.map((e) => e.ev.id).sort()).toEqual([root, ...replies].map((e) => e.id).filter((id) => id !== replies[1]!.id).sort());
+    const db = new Database(join(dir, "index.sqlite"), { readonly: true });
+    try {
+      expect(db.prepare("SELECT message_count FROM conversations WHERE id = ?").pluck().get(root.id)).toBe(4);
+      expect(db.prepare("SELECT count(*) FROM messages WHERE conversation_id = ?").pluck().get(root.id)).toBe(4);
+      expect(db.prepare("SELECT count(*) FROM messages WHERE event_id = ?").pluck().get(replies[1]!.id)).toBe(0);
+    } finally {
+      db.close();
+    }
+    // The lost event may come back (from a relay): it is no longer held, so it is taken again.
+    expect(s.store.hasEvent(replies[1]!.id, root.id)).toBe(false);
+    await s.close();
   });
 });

@@ -161,17 +161,33 @@ describe("reconcileIndex", () => {
     expect((await reconcile(p)).opened).toBe(0);
   });
 
-  it("a log shorter than recorded whose last record is still the indexed one (rewritten inside): read whole, quarantined when damaged", async () => {
+  it("a log shorter than recorded whose last record is still the indexed one (rewritten inside): read whole, the damaged line set aside, re-indexed from the rest", async () => {
     const p = await written();
     const [a, b] = p.logs as [LogFixture, LogFixture];
     const all = lines(p.path(a.id));
     all[3] = "garbage";
     writeFileSync(p.path(a.id), `${all.join("\n")}\n`);
     const { report, problems, index } = await reconcile(p);
-    expect(report.opened).toBe(1);
-    expect(report.unreadable.map((u) => u.id)).toEqual([a.id]);
-    expect(problems.map((x) => `${x.kind} ${x.id}`)).toEqual([`quarantined ${a.id}`]);
-    expect([...index.indexedPositions().keys()]).toEqual([b.id]);
+    expect(report).toMatchObject({ opened: 1, reindexed: [a.id], unreadable: [] });
+    expect(problems.map((x) => `${x.kind} ${x.id}`)).toEqual([`damaged_lines ${a.id}`]);
+    expect([...index.indexedPositions().keys()].sort()).toEqual([a.id, b.id].sort());
+    // The size recorded is the log's as it is after the line was set aside.
+    expect(index.indexedLogs().get(a.id)?.end).toEqual({ n: a.records.at(-1)!.n, bytes: sizeOf(p.path(a.id)) });
+    index.close();
+    expect(dumpIndex(p.indexPath)).toEqual(await rebuilt(p));
+    expect((await reconcile(p)).opened).toBe(0);
+  });
+
+  it("a log that grew past the index and has a damaged line among what was indexed: re-indexed whole, not only its tail", async () => {
+    const p = await written(2);
+    const [a] = p.logs as [LogFixture];
+    const all = lines(p.path(a.id));
+    // Same length: the log is longer than the index recorded, by its two new records only.
+    all[2] = "#".repeat(Buffer.byteLength(all[2]!));
+    writeFileSync(p.path(a.id), `${all.join("\n")}\n`);
+    const { report, index } = await reconcile(p);
+    expect(report.reindexed).toContain(a.id);
+    expect(report.repaired.map((r) => r.id)).not.toContain(a.id);
     index.close();
     expect(dumpIndex(p.indexPath)).toEqual(await rebuilt(p));
   });

@@ -21,11 +21,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4, maxCachedEvents?: number) {
+async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4, maxCachedBytes?: number) {
   const log = new FileConversationLog(dir);
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const queues = new ConversationQueues(concurrentConversations);
-  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(maxCachedEvents ? { maxCachedEvents } : {}) });
+  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(maxCachedBytes ? { maxCachedBytes } : {}) });
   await store.init();
   const checked: string[] = [];
   const counters = new IngestCounters();
@@ -102,14 +102,14 @@ describe("ingest pipeline", () => {
     for (const root of roots) expect((await d.pipeline.ingest(root)).status).toBe("accepted");
     await d.close();
 
-    // One conversation at a time, none of them in memory and room for two events: each reply
-    // needs its log read, and the loads push each other out of the cache.
-    d = await open(dir, p, 1, 2);
-    const read = d.log.read.bind(d.log);
+    // One conversation at a time, none of them in memory and room for none but the one used
+    // last: each reply needs its log read, and the loads push each other out of the cache.
+    d = await open(dir, p, 1, 1);
+    const read = d.log.readWhole.bind(d.log);
     let reading = 0;
     let mostAtOnce = 0;
     const reads = new Map<string, number>();
-    d.log.read = async (...args: Parameters<typeof read>) => {
+    d.log.readWhole = async (...args: Parameters<typeof read>) => {
       reads.set(args[0], (reads.get(args[0]) ?? 0) + 1);
       mostAtOnce = Math.max(mostAtOnce, ++reading);
       try {

@@ -60,6 +60,7 @@ describe("loadProject: the example project", () => {
     expect(c.limits).toEqual({
       maxContentBytes: 65536, maxTags: 200, maxTagValueBytes: 1024, maxEventBytes: 131072, unreadThreshold: 50,
       turnTimeoutSeconds: 600, repeatRoutingThreshold: 3, stallThreshold: 3, maxConcurrentConversations: 8,
+      cacheBytes: 32 * 1024 * 1024,
     });
     expect(c.embeddedRelay).toEqual({ port: 0, host: "127.0.0.1" });
     expect([c.catchup.overlapSeconds, c.heartbeatSeconds, c.logLevel, c.whitelist]).toEqual([300, 15, "info", []]);

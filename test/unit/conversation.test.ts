@@ -114,12 +114,21 @@ describe("conversation events", () => {
     expect(conv()).toEqual(before);
   });
 
-  it("refuses a record that is not the next position", () => {
+  it("refuses a record that is not after the last position", () => {
     const { p, user, at, add, conv } = setup();
     add(p.root(user, "root", [], [], at()));
-    expect(() => applyRecord(conv(), { t: "archive", n: 5, at: 1, archived: true })).toThrow(RecordSequenceError);
     expect(() => applyRecord(conv(), { t: "archive", n: 1, at: 1, archived: true })).toThrow(RecordSequenceError);
+    expect(() => applyRecord(conv(), { t: "archive", n: 0, at: 1, archived: true })).toThrow(RecordSequenceError);
     expect(conv().archived).toBe(false);
+  });
+
+  it("takes a gap in positions (a damaged line set aside) and stamps after the last one", () => {
+    const { p, user, at, add, conv, now } = setup();
+    add(p.root(user, "root", [], [], at()));
+    applyRecord(conv(), { t: "read", n: 5, at: 1, agent: user.pubkey, seq: 1 });
+    expect(conv().lastN).toBe(5);
+    expect(conv().views.get(user.pubkey)?.readSeq).toBe(1);
+    expect(stamp(conv(), decideClose(conv(), {}, now())).map((r) => r.n)).toEqual([6]);
   });
 
   it("stamps the next positions without changing the conversation", () => {

@@ -2,6 +2,7 @@
 
 import { access, constants } from "node:fs/promises";
 import { delimiter, dirname, join, relative } from "node:path";
+import { listDamage } from "../../../adapters/fs-log/damage-records.js";
 import { entriesOpenToOthers } from "../../../adapters/state-file/private-file.js";
 import {
   ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey, shellQuote, TENEX_DIR,
@@ -27,8 +28,9 @@ export const doctor: Command = {
 Runs every check tenexd start would, without starting: Node version, config.json and
 agents.json against their schemas, .tenex/ and everything in it private to its owner (no group
 or other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid,
-matching a declared pubkey), each command backend's program and ./ paths. Prints one row per
-check.
+matching a declared pubkey), each command backend's program and ./ paths. Then the damage
+recorded in the logs (lines set aside, logs moved aside whole): each open record fails until it
+is cleared with \`tenexd damage --clear ID\`. Prints one row per check.
 Exits 0 when all pass, 2 otherwise.`,
   options: {},
   async run(ctx) {
@@ -41,6 +43,11 @@ Exits 0 when all pass, 2 otherwise.`,
 };
 
 export async function runChecks(projectDir: string, env = process.env): Promise<Check[]> {
+  const checks = await configChecks(projectDir, env);
+  return [...checks, ...damageChecks(join(projectDir, TENEX_DIR))];
+}
+
+async function configChecks(projectDir: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
   const checks: Check[] = [nodeCheck()];
   let files: ProjectFiles;
   try {
@@ -73,6 +80,16 @@ function permissionsCheck(tenexDir: string): Check {
     check: "permissions", ok: false,
     detail: `${open.length} entr${open.length === 1 ? "y" : "ies"} under ${tenexDir} ${open.length === 1 ? "is" : "are"} open to other users (${named.join(", ")}${more}): run \`chmod -R go-rwx ${shellQuote(tenexDir)}\``,
   };
+}
+
+/** Damage recorded in the logs and not cleared: one failing row each, saying what to do. */
+function damageChecks(tenexDir: string): Check[] {
+  const open = listDamage(tenexDir);
+  if (open.length === 0) return [{ check: "damage", ok: true, detail: "no damage recorded in the logs" }];
+  return open.map((r) => ({
+    check: `damage ${r.id}`, ok: false,
+    detail: `${r.conversationId}: ${r.detail}; the bytes are in ${r.savedTo}. Once handled: tenexd damage --clear ${r.id}`,
+  }));
 }
 
 function nodeCheck(): Check {

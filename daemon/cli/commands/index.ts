@@ -31,6 +31,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "reopen", load: async () => (await import("./close.js")).reopen },
   { name: "reindex", load: async () => (await import("./reindex.js")).reindex },
   { name: "import", load: async () => (await import("./import.js")).importCommand },
+  { name: "damage", load: async () => (await import("./damage.js")).damage },
 ];
 
 /** Every command, loaded (for the help that lists them). */

@@ -1,12 +1,16 @@
 // `tenexd status`: how the running daemon is doing (relays and their lag, queues, rejections,
 // errors, stuck turns, agents behind on their mail); without a daemon, what the index says.
 
+import { join } from "node:path";
+import { listDamage, type DamageRecord } from "../../../adapters/fs-log/damage-records.js";
+import { TENEX_DIR } from "../../config/read-project-files.js";
 import type { StatsView } from "../../services/shapes.js";
 import type { DaemonStatus } from "../../status.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
 import { formatTable } from "../table.js";
 import { cli } from "./support/errors.js";
+import { CLEAR_HINT, damageTable } from "./support/damage-text.js";
 import { ago, clip, duration, fields } from "./support/format.js";
 import { emit } from "./support/output.js";
 import { openReads } from "./support/sources.js";
@@ -21,10 +25,11 @@ behind, reconnects, last error), the back-fill (running, or how the last one end
 relay whose back-fill could not see everything: why, and when it is tried again), ingest
 counters and rejections by reason, queue depths, the outbox, agent runs and failures, unread
 mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
-and the last problems (one row per cause, with how often and since when it was seen).
-Without a running daemon it says so ("running": false) and shows what the index holds; when a
-process holds the project's lock without answering (a daemon still starting, a reindex or an
-import), "lockedBy" names its pid.`,
+and the last problems (one row per cause, with how often and since when it was seen), and the
+damage recorded in the logs until it is cleared (tenexd damage).
+Without a running daemon it says so ("running": false) and shows what the index holds and the
+damage recorded; when a process holds the project's lock without answering (a daemon still
+starting, a reindex or an import), "lockedBy" names its pid.`,
   options: {},
   async run(ctx) {
     return cli(async () => {
@@ -35,7 +40,8 @@ import), "lockedBy" names its pid.`,
           emit(ctx, "daemon", { running: true, status: s }, () => daemonText(s));
         } else {
           const stats = await src.api.stats();
-          emit(ctx, "index", { running: false, lockedBy: src.lockedBy ?? null, stats }, () => offlineText(ctx.projectDir, stats, src.lockedBy));
+          const damage = listDamage(join(ctx.projectDir, TENEX_DIR));
+          emit(ctx, "index", { running: false, lockedBy: src.lockedBy ?? null, stats, damage }, () => offlineText(ctx.projectDir, stats, src.lockedBy) + damageSection(damage));
         }
         return EXIT.OK;
       } finally {
@@ -80,7 +86,12 @@ ${formatTable(["AGENT", "UNREAD", ""], unread, "  ")}${stuck.length > 0 ? `
 Stuck turns
 ${formatTable(["CONVERSATION", "TURN", "PHASE", "WAITING FOR", "WHY"], stuck, "  ")}` : ""}${problems.length > 0 ? `
 Last problems
-${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : ""}`;
+${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : ""}${damageSection(s.damage)}`;
+}
+
+function damageSection(damage: readonly DamageRecord[]): string {
+  return damage.length > 0 ? `Damage in the logs (${CLEAR_HINT})
+${damageTable(damage, "  ")}` : "";
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */

@@ -6,7 +6,6 @@ import { DomainError } from "../../../../src/errors.js";
 import { ApiClientError, DaemonUnreachableError } from "../../../client/errors.js";
 import { exitCodeOfApiCode } from "../../../operator-faults.js";
 import { IndexUnavailableError } from "../../../services/errors.js";
-import { CorruptLogReadError } from "../../../services/offline-reads.js";
 import { CliError, EXIT } from "../../errors.js";
 
 const INVALID_STATUSES = new Set([400, 413]);
@@ -17,7 +16,6 @@ export function toCliError(err: unknown): unknown {
   }
   if (err instanceof DaemonUnreachableError) return new CliError(err.message, err.code);
   if (err instanceof IndexUnavailableError) return new CliError(err.message, err.code);
-  if (err instanceof CorruptLogReadError) return new CliError(err.message, "corrupt_log");
   if (err instanceof DomainError) return new CliError(err.message, err.code, err.code === "not_found" ? EXIT.FAILURE : EXIT.INVALID);
   return err;
 }
