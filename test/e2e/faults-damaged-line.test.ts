@@ -149,7 +149,7 @@ function intactLinesKept(s: Scenario, gone: string): void {
 describe("a damaged line in the middle of an old log", () => {
   it("no relay holds its event: the conversation is still listed and served minus that line; the damage is reported until cleared", async () => {
     const s = scenario("unrecoverable", [empty.url]);
-    const victim = old.replies[4]!;
+    const victim = old.replies[4]!; // "old message 4"
     const { gone, garbage } = damage(s, victim.id, false);
     const expected = oldIds().filter((id) => id !== victim.id).sort();
 
@@ -164,6 +164,11 @@ describe("a damaged line in the middle of an old log", () => {
     expect(cliShow.code, cliShow.stderr).toBe(0);
     expect(shownIds(cliShow.json())).toEqual(expected);
     expect(tenexd(s, "conversations", "--json").json().items.map((c: any) => c.id)).toContain(old.root.id);
+    // An agent's context: the intact messages, not the lost one.
+    const context = tenexd(s, "context", "-a", "planner", "-c", old.root.id, "--json");
+    expect(context.code, context.stderr).toBe(0);
+    expect(context.stdout).toContain(old.replies[3]!.content);
+    expect(context.stdout).not.toContain(victim.content);
     const records = await damageInStatus(s.tenexDir);
     expect(records, "the damage is in the status").toHaveLength(1);
     const record = records[0];

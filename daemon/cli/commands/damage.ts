@@ -3,6 +3,7 @@
 // the daemon only ever adds to, so this works with or without a running daemon; clearing marks a
 // record cleared and deletes nothing (the saved bytes stay, for as long as the operator wants).
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { clearDamage, listDamage } from "../../../adapters/fs-log/damage-records.js";
 import { TENEX_DIR } from "../../config/read-project-files.js";
@@ -30,6 +31,7 @@ Works with or without a running daemon. Exits 1 if an ID names no open record.`,
   options: { all: { type: "boolean" }, clear: { type: "string", multiple: true }, "clear-all": { type: "boolean" } },
   async run(ctx) {
     const dir = join(ctx.projectDir, TENEX_DIR);
+    if (!existsSync(dir)) throw new CliError(`no ${TENEX_DIR}/ in ${ctx.projectDir}: give the project with --project DIR`, "no_project");
     const ids = listOpt(ctx, "clear");
     const all = flag(ctx, "clear-all");
     if (ids && all) throw usageError("give --clear ID or --clear-all, not both");

@@ -90,8 +90,7 @@ ${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : "
 }
 
 function damageSection(damage: readonly DamageRecord[]): string {
-  return damage.length > 0 ? `Damage in the logs (${CLEAR_HINT})
-${damageTable(damage, "  ")}` : "";
+  return damage.length > 0 ? `Damage in the logs\n${damageTable(damage, "  ")}  ${CLEAR_HINT}\n` : "";
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */
