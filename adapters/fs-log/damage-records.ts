@@ -25,6 +25,8 @@ export interface DamageRecord {
   savedTo: string;
   /** When an operator cleared it; a cleared record is no longer reported. */
   clearedAt?: number;
+  /** The record file itself does not parse (this one stands in for it). */
+  unreadable?: true;
 }
 
 const RECORD_FILE = /^damage-(.+)\.json$/;
@@ -82,6 +84,11 @@ export function clearDamage(dataDir: string, ids: readonly string[] | "all", now
   const wanted = ids === "all" ? open : open.filter((r) => ids.includes(r.id));
   for (const record of wanted) {
     const path = fileOf(dir, record.id);
+    // Kept as it is, under a name no longer listed: rewriting it would lose what it holds.
+    if (record.unreadable) {
+      renameSync(path, `${path}.cleared-${now}`);
+      continue;
+    }
     const temp = `${path}.tmp-${process.pid}`;
     const fd = openSync(temp, "w", 0o600);
     try {
@@ -107,7 +114,7 @@ function readRecord(dir: string, id: string): DamageRecord {
   }
   return {
     id, kind: "quarantined", conversationId: "", log: "", at: 0, lines: [], savedTo: `quarantine/damage-${id}.json`,
-    detail: `the damage record quarantine/damage-${id}.json does not parse: read it, then clear it`,
+    detail: `the damage record quarantine/damage-${id}.json does not parse: read it, then clear it`, unreadable: true,
   };
 }
 

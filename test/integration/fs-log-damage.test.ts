@@ -178,3 +178,16 @@ describe("damage records", () => {
     await log.close();
   });
 });
+
+describe("a damage record that does not parse", () => {
+  it("is listed as such, never skipped, and clearing it keeps its bytes under another name", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "quarantine"));
+    writeFileSync(join(dir, "quarantine", "damage-abc-1.json"), "{ half a record");
+    const [record] = listDamage(dir);
+    expect(record).toMatchObject({ id: "abc-1", unreadable: true, detail: expect.stringContaining("does not parse") as unknown });
+    expect(clearDamage(dir, ["abc-1"], NOW)).toEqual(["abc-1"]);
+    expect(listDamage(dir, { all: true })).toEqual([]);
+    expect(readFileSync(join(dir, "quarantine", `damage-abc-1.json.cleared-${NOW}`), "utf8")).toBe("{ half a record");
+  });
+});
