@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
 import { BIN, eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
@@ -128,13 +128,22 @@ function tenexd(s: Scenario, ...args: string[]): { code: number; stdout: string;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 
+/** Daemons started by the running test: a failed check must not leave one behind. */
+const running = new Set<SpawnedDaemon>();
+afterEach(async () => {
+  await Promise.all([...running].map((d) => d.kill()));
+  running.clear();
+});
+
 async function run(s: Scenario): Promise<SpawnedDaemon> {
   const d = spawnDaemon(s.dir);
+  running.add(d);
   await d.ready;
   return d;
 }
 
 async function stop(d: SpawnedDaemon): Promise<void> {
+  running.delete(d);
   expect(await d.stop(), d.stderr().slice(-2000)).toEqual({ code: 0, signal: null });
 }
 
