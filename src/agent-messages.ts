@@ -1,10 +1,14 @@
 // An agent's context for one trigger (TENEX's buildAgentMessages, DESIGN.md §3).
 //
-// The agent's cursor is the log position up to which it has seen the conversation. What it has
+// The context is the conversation as it stood at the trigger: the events ordered before it
+// (event-order.ts), then the trigger; nothing ordered after it, whenever it is built. The
+// agent's cursor is the log position up to which it has seen the conversation. What it has
 // seen comes back as history with roles (its own messages `assistant`, users `user`, other agents
 // `system` "[Name]: …"); what others said since it last looked comes in one "MESSAGES WHILE YOU
-// WERE AWAY" block followed by "NEW INTERACTION"; the trigger comes last. An agent that never
-// looked (cursor 0) gets everything before the trigger as plain history.
+// WERE AWAY" block followed by "NEW INTERACTION"; the trigger comes last. What a message it has
+// seen answers counts as seen (agent-seen.ts), so nothing in the history answers something in
+// the away block. An agent that never looked (cursor 0) gets everything before the trigger as
+// plain history. Each event appears once.
 //
 // Cost: the history is rendered once per (conversation, agent) and kept in a ContextCache; a
 // call renders only the events after the cached prefix (normally those new since the cursor)
@@ -14,8 +18,9 @@ import {
   ContextCache, emptyPrefix, truncatePrefix, validLength, type RenderedPrefix,
 } from "./agent-view.js";
 import type { Conversation, StoredEvent } from "./conversation-state.js";
-import { insertionIndex } from "./conversation-reducer.js";
+import { seenByAnswers } from "./agent-seen.js";
 import { NotFoundError } from "./errors.js";
+import { positionOf, seenThrough } from "./event-order.js";
 import { claudeSessionOf } from "./tags.js";
 import type { AgentInfo, NostrEvent } from "./types.js";
 
@@ -93,22 +98,9 @@ function awayBlock(away: readonly StoredEvent[], opts: BuildOptions): AgentMessa
 /** The cached prefix, cut back to what is still in place in the conversation (or a new one). */
 function cachedPrefix(conv: Conversation, agent: string, cache?: ContextCache): RenderedPrefix {
   const cached = cache?.get(conv, agent);
-  if (!cached) return emptyPrefix();
-  truncatePrefix(cached, validLength(conv.events, cached));
+  if (!cached) return emptyPrefix(conv.order.moves);
+  truncatePrefix(cached, validLength(conv.events, conv.order.moves, cached));
   return cached;
-}
-
-/** Largest log position among events[from, to). */
-function maxN(events: readonly StoredEvent[], from: number, to: number): number {
-  let max = 0;
-  for (let i = from; i < to; i++) max = Math.max(max, events[i]!.n);
-  return max;
-}
-
-/** The prefix's messages without the trigger's, when the trigger is an event already seen. */
-function prefixMessages(prefix: RenderedPrefix, triggerAt: number): AgentMessage[] {
-  if (triggerAt >= prefix.events.length) return prefix.messages.slice();
-  return [...prefix.messages.slice(0, triggerAt), ...prefix.messages.slice(triggerAt + 1)];
 }
 
 export function buildAgentMessages(
@@ -120,55 +112,38 @@ export function buildAgentMessages(
   const self = agent.pubkey;
   const view = conv.views.get(self);
   const cursor = view?.cursor ?? 0;
-  const events = conv.events;
-  const triggerAt = insertionIndex(events, stored.ev);
+  const { events, order } = conv;
+  // The trigger is the end: the agent sees the conversation as it stood at its trigger, in the
+  // conversation's order, and nothing ordered after it.
+  const triggerAt = positionOf(events, order, stored);
+  // Its next cursor: everything up to its trigger, even what arrived later but is ordered before
+  // (a root fetched after the reply that named it).
+  const seq = Math.max(cursor, seenThrough(events, order, triggerAt));
   const voiceOf = voices(self, opts);
 
-  // What the agent will have seen after this call (`bound`, its next cursor): its cursor, the
-  // trigger, and every event ordered before the trigger, which is its history even when it
-  // arrived later (a root fetched after the reply that named it).
-  let bound: number | undefined;
   let prefix = cachedPrefix(conv, self, opts.cache);
   // Cached events the agent has not seen (the caller did not move its cursor): start over.
-  if (cursor > 0 && prefix.maxN > cursor) prefix = emptyPrefix();
-  if (triggerAt < prefix.events.length) {
-    // A retried run: the trigger is already in the cached history. Rare enough for a scan.
-    bound = Math.max(cursor, stored.n, maxN(events, 0, triggerAt));
-    if (prefix.maxN > bound) prefix = emptyPrefix();
-  }
-
-  const history = prefixMessages(prefix, triggerAt);
+  if (cursor > 0 && prefix.maxN > cursor) prefix = emptyPrefix(order.moves);
+  const cachedLength = prefix.events.length;
+  // Cached history is all seen: plain history. (A retried run's trigger may lie inside it.)
+  const history = prefix.messages.slice(0, Math.min(cachedLength, triggerAt));
   const away: StoredEvent[] = [];
-  let maxBefore = prefix.maxN;
-  // Events after the prefix: what is new since the last call. Those up to `bound` join the
-  // prefix (after this call the agent will have seen them), until one beyond `bound` breaks it.
-  let extending = true;
-  for (let i = prefix.events.length; i < events.length; i++) {
+  // Never looked (cursor 0): everything is plain history, no away block.
+  const answered = cursor > 0 ? seenByAnswers(conv, self, cursor, cachedLength, triggerAt) : undefined;
+  // Events after the cached prefix up to the trigger: new since the last call. After this call
+  // the agent will have seen them, so they join the prefix, the trigger too.
+  for (let i = cachedLength; i <= triggerAt; i++) {
     const e = events[i]!;
-    if (bound === undefined) {
-      // Ordered before the trigger: always included; the bound is known on reaching the trigger.
-      if (i < triggerAt) maxBefore = Math.max(maxBefore, e.n);
-      else bound = Math.max(cursor, stored.n, maxBefore);
-    } else if (e.n > bound) {
-      extending = false;
-      continue;
-    }
-    // Never looked (cursor 0): everything is plain history, no away block.
-    const isAway = cursor > 0 && e.n > cursor && e.ev.pubkey !== self;
-    const message = extending || !isAway ? historyMessage(e, voiceOf) : undefined;
-    if (extending) {
-      prefix.events.push(e);
-      prefix.messages.push(message!);
-      prefix.maxN = Math.max(prefix.maxN, e.n);
-    }
-    if (e === stored) continue;
-    if (isAway) away.push(e);
-    else history.push(message!);
+    const message = historyMessage(e, voiceOf);
+    prefix.events.push(e);
+    prefix.messages.push(message);
+    prefix.maxN = Math.max(prefix.maxN, e.n);
+    if (i === triggerAt) break;
+    if (answered && e.n > cursor && e.ev.pubkey !== self && !answered.has(e.ev.id)) away.push(e);
+    else history.push(message);
   }
   opts.cache?.set(conv, self, prefix);
 
-  // Set by now: either up front (retried run) or on reaching the trigger, which the loop visits.
-  const seq = bound!;
   const sessionId = claudeSessionOf(trigger.tags) ?? view?.session;
   const session = sessionId !== undefined ? { session: sessionId } : {};
   history.push(...awayBlock(away, opts), triggerMessage(trigger, voiceOf));

@@ -15,7 +15,7 @@ export function ensureView(conv: Conversation, pubkey: string): AgentView {
 }
 
 /**
- * One agent's rendered history: a prefix of `conv.events` (sorted order) as it was when rendered,
+ * One agent's rendered history: a prefix of `conv.events` (conversation order) as it was when rendered,
  * and the history message of each of those events, aligned one to one.
  */
 export interface RenderedPrefix {
@@ -23,16 +23,25 @@ export interface RenderedPrefix {
   messages: AgentMessage[];
   /** Largest log position among `events`. */
   maxN: number;
+  /** The conversation's count of moved events when this prefix was last checked against it. */
+  moves: number;
 }
 
-export const emptyPrefix = (): RenderedPrefix => ({ events: [], messages: [], maxN: 0 });
+export const emptyPrefix = (moves: number): RenderedPrefix => ({ events: [], messages: [], maxN: 0, moves });
 
 /**
- * Length of the part of `prefix` still in place in `events`. Events are only ever inserted, so
+ * Length of the part of `prefix` still in place in `events`. While events are only inserted,
  * once an insertion lands at index i every cached event from i on has shifted: the first
- * mismatch is found by binary search.
+ * mismatch is found by binary search. After events moved (event-order.ts), some further on may
+ * be back in place: then the prefix is compared one by one.
  */
-export function validLength(events: readonly StoredEvent[], prefix: RenderedPrefix): number {
+export function validLength(events: readonly StoredEvent[], moves: number, prefix: RenderedPrefix): number {
+  if (prefix.moves !== moves) {
+    prefix.moves = moves;
+    let i = 0;
+    while (i < prefix.events.length && events[i] === prefix.events[i]) i++;
+    return i;
+  }
   let lo = 0;
   let hi = prefix.events.length;
   while (lo < hi) {

@@ -1,12 +1,14 @@
 // The only code that changes a Conversation: the fold of one log record into it, in place
 // (applyRecord), from the empty state (emptyConversation) over a whole log (replay).
 // Appending is O(1) amortised; an event that arrives out of order costs a binary search for
-// its place (plus the array shift). Replaying a log through applyRecord rebuilds the live state.
+// its place (plus the array shift; event-order.ts). Replaying a log through applyRecord
+// rebuilds the live state, the order of its events included.
 
 import { ensureView } from "./agent-view.js";
-import type { Conversation, StoredEvent } from "./conversation-state.js";
+import type { Conversation } from "./conversation-state.js";
 import { projectOf } from "./coordinate.js";
 import { DomainError } from "./errors.js";
+import { emptyOrder, insertOrdered } from "./event-order.js";
 import { applyExecRecord, initialExecState } from "./execution-time.js";
 import { applyPhaseRecord, initialPhaseState } from "./phases.js";
 import type { EventRecord, LogRecord } from "./records.js";
@@ -24,24 +26,6 @@ export class RecordSequenceError extends DomainError {
 
 const TITLE_MAX = 80;
 
-/** Conversation order: created_at, then id, so every replica sorts the same events the same way. */
-export function compareEvents(a: NostrEvent, b: NostrEvent): number {
-  if (a.created_at !== b.created_at) return a.created_at - b.created_at;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** Index at which `ev` belongs in `events` (sorted by compareEvents). */
-export function insertionIndex(events: readonly StoredEvent[], ev: NostrEvent): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareEvents(events[mid]!.ev, ev) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** The title tag, else the first line of the content cut to 80 characters. */
 export function titleFor(ev: NostrEvent): string {
   const tagged = titleOf(ev.tags)?.trim();
@@ -50,22 +34,13 @@ export function titleFor(ev: NostrEvent): string {
   return firstLine.slice(0, TITLE_MAX).trimEnd();
 }
 
-function insertEvent(conv: Conversation, rec: EventRecord): void {
-  const { events } = conv;
-  const last = events[events.length - 1];
-  // The common case, a newer event, is a push; only late arrivals pay for a search and a shift.
-  if (!last || compareEvents(last.ev, rec.ev) < 0) events.push(rec);
-  else events.splice(insertionIndex(events, rec.ev), 0, rec);
-  conv.eventsById.set(rec.ev.id, rec);
-}
-
 function applyEvent(conv: Conversation, rec: EventRecord): void {
   // A duplicate never gets this far (decideAddEvent filters it), but a hand-written log might
   // hold one: it must not appear twice.
   if (conv.eventsById.has(rec.ev.id)) return;
   const { ev } = rec;
   const rootSeen = conv.rootKind !== undefined;
-  insertEvent(conv, rec);
+  insertOrdered(conv.events, conv.eventsById, conv.order, rec);
   conv.participants.add(ev.pubkey);
   conv.updatedAt = Math.max(conv.updatedAt, ev.created_at);
   if (ev.id === conv.id) {
@@ -144,6 +119,7 @@ export function emptyConversation(id: string, project = ""): Conversation {
     updatedAt: 0,
     events: [],
     eventsById: new Map(),
+    order: emptyOrder(),
     lastN: 0,
     phase: initialPhaseState(),
     turns: initialTurnsState(),

@@ -5,6 +5,7 @@
 // append stays O(1) however long the history is. Replaying the log through applyRecord yields
 // exactly the state the live daemon had.
 
+import type { EventOrder } from "./event-order.js";
 import type {
   CompletionRecord, EventRecord, PhaseRecord, PhaseRefusedRecord,
 } from "./records.js";
@@ -80,8 +81,10 @@ export interface Conversation {
   createdAt: number;
   /** created_at of the newest event. */
   updatedAt: number;
-  /** Events ordered by (created_at, id). */
+  /** Events in conversation order (event-order.ts): never before what they answer, then created_at, then arrival. */
   events: StoredEvent[];
+  /** The keys and bookkeeping behind that order. */
+  order: EventOrder;
   /** Index of events by id. */
   eventsById: Map<string, StoredEvent>;
   /** Position of the last record applied (the log's length). */

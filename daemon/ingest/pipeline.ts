@@ -4,14 +4,11 @@
 // A rejected event is counted with its reason and changes nothing else.
 
 import type { Conversation } from "../../src/conversation-state.js";
-import { decideAddEvent, decideClose, decideReopen } from "../../src/conversation.js";
 import { projectOf } from "../../src/coordinate.js";
 import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
 import type { Clock } from "../../src/ports.js";
-import type { NewRecord } from "../../src/records.js";
+import { decideAfterInbound, decideInbound } from "../../src/inbound.js";
 import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
-import { isCompletion, statusOf } from "../../src/tags.js";
-import { decideCompletion } from "../../src/turns.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
 import type { Verdict } from "../../adapters/verify/verify-protocol.js";
@@ -150,7 +147,7 @@ export class IngestPipeline {
       // The queue task folds and appends but does not wait for the fsync: the next event of the
       // same conversation proceeds at once and many share one fsync (group commit). The effects
       // (acknowledgement, agent runs) wait for durability, outside the queue.
-      staged = await this.d.queues.run(convId, () => this.stage(convId, ev, decision, origin, quiet, now));
+      staged = await this.d.queues.run(convId, () => this.stage(convId, ev, origin, quiet, now));
     } finally {
       this.d.store.unpin(convId);
     }
@@ -164,25 +161,20 @@ export class IngestPipeline {
     return { status: "accepted", eventId: ev.id, conversationId: convId };
   }
 
-  private async stage(convId: string, ev: NostrEvent, decision: TriggerDecision, origin: "relay" | "local", quiet: boolean, now: number) {
+  private async stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number) {
     const known = this.d.store.has(convId);
     const conv = await this.d.store.getOrCreate(convId, this.d.project.coordinate);
-    const records: NewRecord[] = decideAddEvent(conv, ev, origin, now);
+    const records = decideInbound(conv, ev, origin, now);
     if (records.length === 0) return undefined;
-    if (isCompletion(ev.tags)) {
-      records.push(...decideCompletion(conv.turns, { eventId: ev.id, agent: ev.pubkey, message: ev.content }, now));
-    }
-    // `["status","closed|open"]` closes or reopens the conversation (the author is authorised).
-    const status = statusOf(ev.tags);
-    if (status) {
-      const change = { by: ev.pubkey, reason: `status tag on ${ev.id}` };
-      records.push(...(status === "closed" ? decideClose(conv, change, now) : decideReopen(conv, change, now)));
-    }
     const first = this.d.store.commit(conv, records);
     // Who runs is decided on the state this event produced (a completion may have closed the
-    // turn) and made durable in the same flush as the event: a crash cannot separate them.
-    const runs = quiet ? [] : this.d.runsFor(conv, ev, decision);
-    const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
+    // turn; the root says whose conversation it is) and made durable in the same flush as the
+    // event, with the cursor its author's message moves: a crash cannot separate them.
+    const after = decideAfterInbound(conv, ev, this.d.project, now);
+    const runs = quiet ? [] : this.d.runsFor(conv, ev, after.trigger);
+    const pending = this.d.store.commit(conv, [
+      ...after.seen, ...runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })),
+    ]);
     if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId, quiet);
     return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };
   }

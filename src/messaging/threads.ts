@@ -1,11 +1,11 @@
-// Threads of a conversation: NIP-22 replies nest under their `e` parent to any depth.
-// Output is depth-first (each reply right after its parent's subtree starts), siblings in
-// (created_at, id) order, so rendering with indentation by depth reads as a thread. A reply
-// whose parent is not in the conversation (not fetched yet, or malformed) hangs off the root
-// rather than vanishing.
+// Threads of a conversation: replies nest under their parent (references.ts) to any depth.
+// Output is depth-first (each reply right after its parent's subtree starts), siblings in the
+// order they are given in: the conversation's order (event-order.ts), so a thread and the
+// conversation never disagree about which of two messages came first. A reply whose parent is
+// not in the conversation (not fetched yet, or malformed) hangs off the root rather than
+// vanishing.
 
-import { compareEvents } from "../conversation-reducer.js";
-import { parentEventId, rootEventId } from "../tags.js";
+import { referencesOf } from "../references.js";
 import type { NostrEvent } from "../types.js";
 
 export interface ThreadEntry {
@@ -19,19 +19,19 @@ export interface ThreadEntry {
 function childrenByParent(events: readonly NostrEvent[], rootId: string): Map<string, NostrEvent[]> {
   // By id, so an event given twice (relays repeat themselves) is shown once.
   const members = new Map<string, NostrEvent>();
-  for (const ev of events) if (ev.id !== rootId && rootEventId(ev.tags) === rootId) members.set(ev.id, ev);
+  for (const ev of events) if (ev.id !== rootId && referencesOf(ev).root === rootId) members.set(ev.id, ev);
   const children = new Map<string, NostrEvent[]>();
   for (const ev of members.values()) {
-    const p = parentEventId(ev.tags);
+    const p = referencesOf(ev).parent;
     const parent = p !== undefined && members.has(p) ? p : rootId;
     const list = children.get(parent);
     if (list) list.push(ev);
     else children.set(parent, [ev]);
   }
-  for (const list of children.values()) list.sort(compareEvents);
   return children;
 }
 
+/** The thread of `events`, given in conversation order. */
 export function threadOf(events: readonly NostrEvent[], rootId: string): ThreadEntry[] {
   const children = childrenByParent(events, rootId);
   const root = events.find((ev) => ev.id === rootId);

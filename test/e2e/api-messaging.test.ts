@@ -128,17 +128,18 @@ describe("read tracking", () => {
     expect(await inboxIds("orchestrator")).not.toContain(two.event.id);
     expect(await inboxIds("orchestrator")).toContain(one.event.id);
 
-    expect((await api.conversation(one.conversationId)).viewedBy).toEqual([]);
+    // Its author has seen it up to its own message (docs/agent-protocol.md: an agent's own event).
+    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["planner"]);
     expect((await api.markRead(one.conversationId, "orchestrator")).changed).toBe(true);
     expect(await inboxIds("orchestrator")).not.toContain(one.event.id);
     expect(readLog(project.tenexDir, one.conversationId).filter((x) => x.t === "read" || x.t === "ack").map((x) => x.t)).toEqual(["ack", "read"]);
-    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["orchestrator"]);
+    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["orchestrator", "planner"]);
 
-    // A new message: nobody has viewed the conversation since, until someone does.
+    // A new message: nobody but its author has viewed the conversation since, until someone does.
     await api.reply({ from: "planner", conversation: one.conversationId, content: "r3", recipients: ["orchestrator"] });
-    expect((await api.conversation(one.conversationId)).viewedBy).toEqual([]);
+    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["planner"]);
     expect((await api.markViewed(one.conversationId, "coder")).changed).toBe(true);
-    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["coder"]);
+    expect((await api.conversation(one.conversationId)).viewedBy).toEqual(["coder", "planner"]);
     // Viewing moves the cursor only: the orchestrator's new message is still unread.
     expect((await api.inbox("orchestrator", page)).items.map((m) => m.preview)).toContain("r3");
   });

@@ -58,7 +58,8 @@ describe("writing commands", () => {
     expect(read.stdout).toBe(`Marked read: ${seen.conv} by reviewer\n`);
     const again = await cli(project, "read", "--json", "-a", "reviewer", "-c", seen.conv!);
     expect(again.json()).toEqual(expect.objectContaining({ source: "daemon", changed: false, mark: "read", agent: "reviewer" }));
-    const viewed = await cli(project, "read", "--json", "--viewed", "-a", "coder", "-c", seen.conv!);
+    // The reviewer's own message showed it had seen the conversation up to there, not further.
+    const viewed = await cli(project, "read", "--json", "--viewed", "-a", "reviewer", "-c", seen.conv!);
     expect(viewed.json()).toEqual(expect.objectContaining({ changed: true, mark: "viewed" }));
 
     const ack = await cli(project, "ack", "-a", "reviewer", "--msg", seen.reply!);

@@ -86,7 +86,7 @@ describe("conversation events", () => {
     expect(conv().events.map((e) => [e.ev.id, e.n])).toEqual([[root.id, 2], [reply.id, 1]]);
   });
 
-  it("orders events by (created_at, id) whatever the arrival order", () => {
+  it("orders events by created_at, then by arrival within a second, whatever their ids", () => {
     const { p, user, at, add, conv } = setup();
     const root = p.root(user, "root", [], [], at());
     add(root);
@@ -95,7 +95,8 @@ describe("conversation events", () => {
     const older = p.reply(user, root, "older", [], [], root, root.created_at);
     for (const r of [...replies].reverse()) add(r);
     add(older);
-    const expected = [root, older, ...replies].sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+    // Same second: as received (the replies in reverse), never by id.
+    const expected = [root, older, ...[...replies].reverse()];
     expect(conv().events.map((e) => e.ev.id)).toEqual(expected.map((e) => e.id));
     for (const e of conv().events) expect(conv().eventsById.get(e.ev.id)).toBe(e);
   });

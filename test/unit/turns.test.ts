@@ -7,6 +7,7 @@ import { buildRoutingContext } from "../../src/routing-context.js";
 import { detectRoutingProblems } from "../../src/routing-health.js";
 import { initialPhaseState } from "../../src/phases.js";
 import { initialExecState } from "../../src/execution-time.js";
+import { emptyOrder } from "../../src/event-order.js";
 import type { Conversation, TurnsState } from "../../src/conversation-state.js";
 import type { CompletionRecord, TurnEndRecord, TurnStartRecord } from "../../src/records.js";
 import type { NostrEvent, Phase } from "../../src/types.js";
@@ -24,7 +25,7 @@ function setup() {
   const root = p.root(p.owner, "Build a CLI that prints the weather");
   const conv: Conversation = {
     id: root.id, rootKind: 11, title: "weather", project: p.coordinate, createdAt: root.created_at,
-    updatedAt: root.created_at, events: [], eventsById: new Map(), lastN: 1, phase: initialPhaseState(),
+    updatedAt: root.created_at, events: [], eventsById: new Map(), order: emptyOrder(), lastN: 1, phase: initialPhaseState(),
     turns: initialTurnsState(), exec: initialExecState(), views: new Map(), status: "open", archived: false,
     participants: new Set([root.pubkey]),
   };

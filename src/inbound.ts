@@ -1,0 +1,43 @@
+// What an accepted inbound event does to its conversation, in two steps around its commit
+// (the daemon's ingest pipeline runs exactly these): first the event itself with what it
+// completes and the status it sets; then, with the event in place, the cursor its author's own
+// message moves (agent-seen.ts) and who it sets to work (routing.ts).
+
+import { decideSeenByOwnEvent } from "./agent-seen.js";
+import type { Conversation } from "./conversation-state.js";
+import { decideAddEvent, decideClose, decideReopen } from "./conversation.js";
+import type { CursorRecord, NewRecord } from "./records.js";
+import { agentByPubkey, decideTrigger, type TriggerDecision } from "./routing.js";
+import { isCompletion, statusOf } from "./tags.js";
+import { decideCompletion } from "./turns.js";
+import type { NostrEvent, ProjectInfo } from "./types.js";
+
+/** The event's records, or none when the conversation already holds it. */
+export function decideInbound(conv: Conversation | undefined, ev: NostrEvent, origin: "relay" | "local", now: number): NewRecord[] {
+  const records: NewRecord[] = decideAddEvent(conv, ev, origin, now);
+  if (records.length === 0 || !conv) return records;
+  if (isCompletion(ev.tags)) {
+    records.push(...decideCompletion(conv.turns, { eventId: ev.id, agent: ev.pubkey, message: ev.content }, now));
+  }
+  // `["status","closed|open"]` closes or reopens the conversation (the author is authorised).
+  const status = statusOf(ev.tags);
+  if (status) {
+    const change = { by: ev.pubkey, reason: `status tag on ${ev.id}` };
+    records.push(...(status === "closed" ? decideClose(conv, change, now) : decideReopen(conv, change, now)));
+  }
+  return records;
+}
+
+export interface AfterInbound {
+  /** Its author's cursor, when an agent's own message shows it had seen more. */
+  seen: Omit<CursorRecord, "n">[];
+  trigger: TriggerDecision;
+}
+
+/** Decided once the event is applied to `conv`. */
+export function decideAfterInbound(conv: Conversation, ev: NostrEvent, project: ProjectInfo, now: number): AfterInbound {
+  return {
+    seen: agentByPubkey(project, ev.pubkey) ? decideSeenByOwnEvent(conv, ev, now) : [],
+    trigger: decideTrigger(ev, project),
+  };
+}
