@@ -1,11 +1,13 @@
 // What an accepted inbound event does to its conversation, in two steps around its commit
 // (the daemon's ingest pipeline runs exactly these): first the event itself with what it
 // completes and the status it sets; then, with the event in place, the cursor its author's own
-// message moves (agent-seen.ts) and who it sets to work (routing.ts).
+// message moves (agent-seen.ts) and who it sets to work (routing.ts, in the conversation's
+// participation: a direct message or a discussion keeps the orchestrator out).
 
 import { decideSeenByOwnEvent } from "./agent-seen.js";
 import type { Conversation } from "./conversation-state.js";
 import { decideAddEvent, decideClose, decideReopen } from "./conversation.js";
+import { participationOf } from "./messaging/participation.js";
 import type { CursorRecord, NewRecord } from "./records.js";
 import { agentByPubkey, decideTrigger, type TriggerDecision } from "./routing.js";
 import { isCompletion, statusOf } from "./tags.js";
@@ -38,6 +40,6 @@ export interface AfterInbound {
 export function decideAfterInbound(conv: Conversation, ev: NostrEvent, project: ProjectInfo, now: number): AfterInbound {
   return {
     seen: agentByPubkey(project, ev.pubkey) ? decideSeenByOwnEvent(conv, ev, now) : [],
-    trigger: decideTrigger(ev, project),
+    trigger: decideTrigger(ev, project, participationOf(conv.eventsById.get(conv.id)?.ev, project)),
   };
 }

@@ -1,9 +1,12 @@
 // Which agent an inbound conversation event triggers (DESIGN.md §2). Only the owner,
 // whitelisted users and the project's agents may trigger anything; agent chatter that
-// addresses no other agent is recorded but never executed, which is what stops loops.
+// addresses no other agent is recorded but never executed, which is what stops loops. In a
+// direct message or a discussion the orchestrator acts only as a party or when addressed
+// (messaging/participation.ts).
 
 import { isConversationKind, startsConversation } from "./kinds.js";
-import { mentionedPubkeys } from "./tags.js";
+import { excludesOrchestrator, TEAM, type Participation } from "./messaging/participation.js";
+import { isCompletion, mentionedPubkeys } from "./tags.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "./types.js";
 
 export type RejectReason = "not_authorised" | "not_a_conversation_event";
@@ -40,11 +43,26 @@ function toOrchestrator(ev: NostrEvent, project: ProjectInfo, addressed: AgentIn
   return { action: "trigger", agent: orchestrator, addressed, reason: `${why}: orchestrator` };
 }
 
-export function decideTrigger(ev: NostrEvent, project: ProjectInfo): TriggerDecision {
+/** In a direct message or discussion the orchestrator is outside of: the agents a message addresses, if any. */
+function withoutOrchestrator(ev: NostrEvent, project: ProjectInfo, addressed: AgentInfo[], kind: string): TriggerDecision {
+  const orchestrator = orchestratorOf(project)?.pubkey;
+  // A completion p-tags the orchestrator to close a routed turn: not an address, there is no turn here.
+  const toWhom = isCompletion(ev.tags) ? addressed.filter((a) => a.pubkey !== orchestrator) : addressed;
+  const first = toWhom[0];
+  if (first) return { action: "trigger", agent: first, addressed: toWhom, reason: `p-tagged agent ${first.slug}` };
+  return { action: "record", addressed: toWhom, reason: `${kind} the orchestrator is not part of, addressing no agent: recorded, not executed` };
+}
+
+/** `participation`: the conversation's (its root's), when known; a user's conversation by default. */
+export function decideTrigger(ev: NostrEvent, project: ProjectInfo, participation: Participation = TEAM): TriggerDecision {
   if (!isConversationKind(ev.kind)) return { action: "reject", reason: "not_a_conversation_event" };
   if (!isAuthorised(project, ev.pubkey)) return { action: "reject", reason: "not_authorised" };
 
   const addressed = addressedAgents(ev, project);
+  const orchestrator = orchestratorOf(project);
+  if (orchestrator && excludesOrchestrator(participation, orchestrator.pubkey)) {
+    return withoutOrchestrator(ev, project, addressed, participation.kind === "direct" ? "direct message" : "discussion");
+  }
   const first = addressed[0];
   if (first) return { action: "trigger", agent: first, addressed, reason: `p-tagged agent ${first.slug}` };
   if (startsConversation(ev.kind)) return toOrchestrator(ev, project, addressed, "new conversation addressing no agent");

@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { participationOf } from "../../src/messaging/participation.js";
 import { agentByPubkey, decideTrigger } from "../../src/routing.js";
 import type { ProjectInfo } from "../../src/types.js";
 import { newKey, sign, testProject } from "../helpers/events.js";
@@ -93,5 +94,48 @@ describe("trigger routing", () => {
     const s = setup();
     expect(agentByPubkey(s.info, s.coder.pubkey)?.slug).toBe("coder");
     expect(agentByPubkey(s.info, s.user.pubkey)).toBeUndefined();
+  });
+});
+
+describe("trigger routing in direct messages and discussions", () => {
+  const completion = (s: ReturnType<typeof setup>, by: typeof s.coder, root: ReturnType<typeof s.p.root>) =>
+    s.p.reply(by, root, "done", [s.p.orchestrator.pubkey], [["tool", "complete"]]);
+
+  it("keeps the orchestrator out of a direct message: a completion addresses nobody there", () => {
+    const s = setup();
+    const dm = s.p.root(s.planner, "can you look at the parser?", [s.coder.pubkey]);
+    const direct = participationOf(dm, s.info);
+    expect(direct).toEqual({ kind: "direct", parties: new Set([s.planner.pubkey, s.coder.pubkey]) });
+    expect(s.slugOf(decideTrigger(dm, s.info, direct))).toBe("coder");
+    expect(decideTrigger(completion(s, s.coder, dm), s.info, direct)).toMatchObject({ action: "record", addressed: [] });
+    // A user's reply addressing nobody, in a conversation of two agents: nobody runs.
+    expect(decideTrigger(s.p.reply(s.p.owner, dm, "carry on"), s.info, direct).action).toBe("record");
+    // Addressed by name, it takes part.
+    expect(s.slugOf(decideTrigger(s.p.reply(s.coder, dm, "orchestrator, a word?", [s.p.orchestrator.pubkey]), s.info, direct))).toBe("orchestrator");
+    expect(s.slugOf(decideTrigger(s.p.reply(s.coder, dm, "back to you", [s.planner.pubkey]), s.info, direct))).toBe("planner");
+  });
+
+  it("lets the orchestrator act in a direct message it is a party of", () => {
+    const s = setup();
+    const dm = s.p.root(s.p.orchestrator, "coder, a question", [s.coder.pubkey]);
+    const direct = participationOf(dm, s.info);
+    expect(s.slugOf(decideTrigger(completion(s, s.coder, dm), s.info, direct))).toBe("orchestrator");
+  });
+
+  it("keeps the orchestrator out of a discussion for a role, and in one for all", () => {
+    const s = setup();
+    const forCoders = s.p.root(s.planner, "coders: the plan?", [], [["scope", "role", "coder"]]);
+    const roleScope = participationOf(forCoders, s.info);
+    expect(decideTrigger(forCoders, s.info, roleScope).action).toBe("record");
+    expect(decideTrigger(completion(s, s.coder, forCoders), s.info, roleScope).action).toBe("record");
+    const forAll = s.p.root(s.planner, "everyone: the plan?", [], [["scope", "all"]]);
+    expect(s.slugOf(decideTrigger(forAll, s.info, participationOf(forAll, s.info)))).toBe("orchestrator");
+  });
+
+  it("leaves a user's conversation to the orchestrator as before", () => {
+    const s = setup();
+    expect(participationOf(s.conv, s.info)).toEqual({ kind: "team" });
+    expect(participationOf(undefined, s.info)).toEqual({ kind: "team" });
+    expect(s.slugOf(decideTrigger(completion(s, s.coder, s.conv), s.info, participationOf(s.conv, s.info)))).toBe("orchestrator");
   });
 });

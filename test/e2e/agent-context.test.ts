@@ -1,0 +1,138 @@
+// Issue 14 end to end, with the daemon as a child process: the demo's context reads in the order
+// things happened and stops at the trigger; a direct message between two agents stays between
+// them; an agent that answers with its own key straight on the relay has its cursor moved, so
+// the next time it is addressed it is told what happened while it was away.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decode } from "nostr-tools/nip19";
+import { finalizeEvent } from "nostr-tools/pure";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AWAY_HEADER, NEW_INTERACTION } from "../../src/agent-messages.js";
+import type { NostrEvent } from "../../src/types.js";
+import { BIN, eventually, makeProject, readLog, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { publishRaw, startTestRelay, type TestRelay } from "../helpers/relay.js";
+import { useMailboxAgents } from "../helpers/fault-tools.js";
+
+let tmp: string;
+let relay: TestRelay;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "tenexd-context-"));
+  relay = await startTestRelay();
+});
+
+afterAll(async () => {
+  await relay?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function cli(project: TestProject, ...args: string[]): any {
+  const r = spawnSync(process.execPath, [BIN, ...args, "--project", project.dir, "--json"], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`tenexd ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+const events = (project: TestProject, id: string): NostrEvent[] =>
+  existsSync(join(project.tenexDir, "conversations", `${id}.jsonl`))
+    ? readLog(project.tenexDir, id).filter((r) => r.t === "event").map((r) => r.ev as NostrEvent)
+    : [];
+
+describe("the demo, command agents", () => {
+  let project: TestProject;
+  let daemon: RunningDaemon;
+
+  beforeAll(async () => {
+    project = makeProject(join(tmp, "demo"), (c) => {
+      c.relays = [relay.url];
+    });
+    daemon = await startDaemon(project.dir);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+
+  it("`tenexd context` for the coder shows the user's request first and nothing after its trigger", async () => {
+    const asked = cli(project, "ask", "-m", "Add a health endpoint");
+    const id: string = asked.conversationId;
+    // The whole flow runs within a second or two: plan, execute, verification, then "Done".
+    await eventually(() => events(project, id).find((e) => e.pubkey === project.agents.orchestrator && e.content.startsWith("Done:")), 30_000, "the flow to finish");
+    const ctx = cli(project, "context", "-a", "coder", "-c", id);
+    const messages = ctx.messages as { role: string; content: string }[];
+    expect(messages[0]).toEqual({ role: "user", content: "Add a health endpoint" });
+    expect(messages.at(-1)).toEqual({ role: "user", content: "[Orchestrator]: carry out the plan" });
+    expect(messages.map((m) => m.content)).toEqual([
+      "Add a health endpoint",
+      "[Orchestrator]: make a plan for the request",
+      expect.stringMatching(/^\[Planner\]: Plan: /),
+      "[Orchestrator]: carry out the plan",
+    ]);
+  });
+
+  it("a direct message between two agents stays between them: the orchestrator does not run in it", async () => {
+    const sent = cli(project, "send", "--from", "planner", "--to", "coder", "-m", "Can you look at the parser?");
+    const id: string = sent.conversationId;
+    // The coder (the demo's) answers with a completion, which p-tags the orchestrator.
+    const answer = await eventually(() => events(project, id).find((e) => e.pubkey === project.agents.coder), 20_000, "the coder's answer");
+    expect(answer.tags).toContainEqual(["tool", "complete"]);
+    // Who runs on an event is logged with it, in the same flush: nothing was set to run on the answer.
+    const log = readLog(project.tenexDir, id);
+    expect(log.filter((r) => r.t === "run_pending").map((r) => r.agent)).toEqual([project.agents.coder]);
+    expect(log.filter((r) => r.t === "turn_start" || r.t === "phase")).toEqual([]);
+    const detail = cli(project, "show", "-c", id);
+    expect(detail.turns).toEqual([]);
+    expect(detail.conversation.messageCount).toBe(2);
+  });
+});
+
+describe("an agent answering with its own key, straight on the relay", () => {
+  let project: TestProject;
+  let daemon: RunningDaemon;
+  let reviewerKey: Uint8Array;
+
+  beforeAll(async () => {
+    project = makeProject(join(tmp, "direct"), (c) => {
+      c.relays = [relay.url];
+    });
+    // Nothing runs by itself: every message of the test is one it sent.
+    useMailboxAgents(project.tenexDir);
+    reviewerKey = decode(readFileSync(join(project.tenexDir, "keys/reviewer.nsec"), "utf8").trim()).data as Uint8Array;
+    daemon = await startDaemon(project.dir);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+
+  it("is told next time what others said while it was away", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const root = project.signAsOwner(11, "Reviewer, is the parser right?", [["title", "Parser"], ["a", project.coordinate], ["p", project.agents.reviewer!]], now);
+    expect((await publishRaw(relay.url, root)).accepted).toBe(true);
+    await eventually(() => (events(project, root.id).length === 1 ? true : undefined), 10_000, "the root");
+    // NDK reply() by the reviewer, signed with its own key, TENEX's triggering-event-id added.
+    const answer = finalizeEvent({
+      kind: 1111, created_at: now, content: "It misses the --json flag",
+      tags: [["e", root.id, relay.url, root.pubkey], ["E", root.id, relay.url, root.pubkey], ["K", "11"], ["P", root.pubkey], ["k", "11"],
+        ["p", root.pubkey], ["a", project.coordinate], ["triggering-event-id", root.id]],
+    }, reviewerKey) as NostrEvent;
+    expect((await publishRaw(relay.url, answer)).accepted).toBe(true);
+    await eventually(() => (events(project, root.id).length === 2 ? true : undefined), 10_000, "the reviewer's answer");
+    const coderNote = cli(project, "reply", "--from", "coder", "-c", root.id, "-m", "I will add it");
+    const again = project.signAsOwner(1111, "Reviewer, and now?", [
+      ["e", coderNote.event.id, "", project.agents.coder!], ["E", root.id, "", root.pubkey], ["K", "11"], ["P", root.pubkey], ["k", "1111"],
+      ["a", project.coordinate], ["p", project.agents.reviewer!],
+    ], now);
+    expect((await publishRaw(relay.url, again)).accepted).toBe(true);
+    await eventually(() => (events(project, root.id).length === 4 ? true : undefined), 10_000, "the owner's question");
+
+    const ctx = cli(project, "context", "-a", "reviewer", "-c", root.id, "--trigger", again.id);
+    expect(ctx.messages).toEqual([
+      { role: "user", content: "Reviewer, is the parser right?" },
+      { role: "assistant", content: "It misses the --json flag" },
+      { role: "system", content: `${AWAY_HEADER}\n[Coder]: I will add it` },
+      { role: "system", content: NEW_INTERACTION },
+      { role: "user", content: "Reviewer, and now?" },
+    ]);
+  });
+});
