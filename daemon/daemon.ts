@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "
 import { join } from "node:path";
 import { ContextCache } from "../src/agent-view.js";
 import { authorsOf } from "../src/backfill/project-filters.js";
+import { authorName } from "../src/author-names.js";
 import { recoverOpenSession } from "../src/execution-time.js";
 import type { Clock } from "../src/ports.js";
 import { ProblemList, worthLogging } from "../src/problem-list.js";
@@ -58,7 +59,12 @@ const RETRY_TEXT = "after 5 s, backing off to every 5 min";
 export class Daemon {
   readonly startedAt: number;
   readyAt: number | undefined;
-  startup: { reconcile?: ReconcileReport; rebuilt?: boolean; cleanStart: boolean } = { cleanStart: false };
+  /**
+   * How this start found the project: the first start of a new project (nothing to recover), a
+   * clean one (the last stop was clean and the logs are as it left them), or one that rebuilt
+   * or reconciled the index.
+   */
+  startup: { reconcile?: ReconcileReport; rebuilt?: boolean; cleanStart: boolean; firstStart?: boolean } = { cleanStart: false };
   private stopping: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly loops: BackgroundLoop[] = [];
@@ -145,7 +151,7 @@ export class Daemon {
     const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, this.clock.now());
     this.index = opened.index;
     if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);
-    await this.reconcile(opened.fresh);
+    await this.reconcile(opened.fresh, opened.movedAside !== undefined);
 
     this.store = new ConversationStore({
       log: this.log, index: this.index, maxCachedBytes: project.config.limits.cacheBytes,
@@ -196,12 +202,11 @@ export class Daemon {
       onUnknownRoot: (rootId, quiet) => threads.request(rootId, quiet),
     });
     this.publisher = new Publisher(signers, this.pipeline, this.outbox);
-    const names = new Map(project.agents.map((a) => [a.pubkey, a.name]));
     this.runner = new AgentRunner({
       project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
       store: this.store, queues: this.queues, publisher: this.publisher, clock: this.clock, log: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
-      nameOf: (pk) => names.get(pk) ?? (pk === project.owner.pubkey ? "Owner" : `user ${pk.slice(0, 8)}`),
+      nameOf: (pk) => authorName(project.info, pk),
       signal: this.abort.signal,
     });
 
@@ -266,7 +271,7 @@ export class Daemon {
     }
   }
 
-  private async reconcile(fresh: boolean): Promise<void> {
+  private async reconcile(fresh: boolean, movedAside: boolean): Promise<void> {
     const marker = join(this.project.tenexDir, "clean-shutdown");
     const stopped = existsSync(marker) ? parseMarker(readFileSync(marker, "utf8")) : undefined;
     // Clean only if the logs still look as they did at the stop (nothing damaged them since).
@@ -276,6 +281,12 @@ export class Daemon {
     this.startup.cleanStart = clean && !fresh;
     if (fresh) {
       const rebuilt = await rebuildIndex(this.log, this.index);
+      // A new project: no index, no log, never stopped. Nothing was rebuilt and nothing was
+      // unclean; saying so would look like a fault on the very first start.
+      if (stopped === undefined && !movedAside && rebuilt.conversations === 0 && rebuilt.unreadable.length === 0) {
+        this.startup = { cleanStart: true, firstStart: true };
+        return;
+      }
       this.startup.rebuilt = true;
       // A lost index lost its high-water marks too: resume from the newest event the logs hold
       // (catch-up subtracts the overlap), so what was missed meanwhile still sets agents to work.

@@ -94,6 +94,8 @@ export interface ConversationIndex {
   applyBatch(items: readonly IndexBatchItem[]): void;
   /** Whether an event with this id is already stored (dedupe before paying for verification). */
   isProcessed(eventId: string): boolean;
+  /** Whether the daemon published this event itself (it is in the outbox, sent or not). */
+  isPublishedHere(eventId: string): boolean;
   /** Highest log position indexed per conversation (to repair a missing tail at start). */
   indexedPositions(): Map<string, number>;
   /**

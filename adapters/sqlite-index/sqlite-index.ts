@@ -166,6 +166,10 @@ export class SqliteIndex implements ConversationIndex {
     return this.relays.isProcessed(eventId);
   }
 
+  isPublishedHere(eventId: string): boolean {
+    return this.writer.outbox.has(eventId);
+  }
+
   markProcessed(eventId: string, conversationId?: string): void {
     this.relays.markProcessed(eventId, conversationId);
   }

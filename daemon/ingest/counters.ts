@@ -12,6 +12,8 @@ export interface Rejection {
 export class IngestCounters {
   readonly accepted = { total: 0 };
   readonly duplicates = { total: 0 };
+  /** Copies of the daemon's own events sent back by a relay: expected, not a fault. */
+  readonly echoes = { total: 0 };
   private readonly rejected = new Map<string, number>();
   private readonly ignored = new Map<string, number>();
   private readonly recent: Rejection[] = [];
@@ -32,6 +34,7 @@ export class IngestCounters {
     return {
       accepted: this.accepted.total,
       duplicates: this.duplicates.total,
+      echoes: this.echoes.total,
       rejected: Object.fromEntries(this.rejected),
       rejectedTotal: [...this.rejected.values()].reduce((a, b) => a + b, 0),
       ignored: Object.fromEntries(this.ignored),

@@ -77,17 +77,13 @@ export class IngestPipeline {
     // differ (same id, other signature) and is checked on its own.
     if (original) {
       const first = await original;
-      if (first.status === "accepted" || first.status === "duplicate") {
-        this.d.counters.duplicates.total++;
-        return { status: "duplicate", eventId: first.eventId };
-      }
+      if (first.status === "accepted" || first.status === "duplicate") return this.duplicate(first.eventId, conversationHint(raw));
     }
     // Relays repeat themselves (several relays, overlap windows, reconnects). An id we already
     // hold was checked when it was stored, and the id is the hash of the whole event: a copy is
     // dropped here, before paying for its checks and ~0.5 ms for its signature.
     if (id !== undefined && id.length === 64 && this.d.store.hasEvent(id, conversationHint(raw))) {
-      this.d.counters.duplicates.total++;
-      return { status: "duplicate", eventId: id };
+      return this.duplicate(id, conversationHint(raw));
     }
     const run = this.check(raw, opts);
     if (id === undefined || original) return run;
@@ -151,10 +147,7 @@ export class IngestPipeline {
     } finally {
       this.d.store.unpin(convId);
     }
-    if (!staged) {
-      this.d.counters.duplicates.total++;
-      return { status: "duplicate", eventId: ev.id };
-    }
+    if (!staged) return this.duplicate(ev.id, convId);
     await staged.durable;
     this.d.counters.accepted.total++;
     this.d.onAcknowledged(staged.conv, ev, staged.runs);
@@ -177,6 +170,13 @@ export class IngestPipeline {
     ]);
     if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId, quiet);
     return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };
+  }
+
+  /** A copy of a stored event: an echo of one the daemon published, else a duplicate. */
+  private duplicate(eventId: string, conversationId: string | undefined): IngestOutcome {
+    if (this.d.store.publishedHere(eventId, conversationId)) this.d.counters.echoes.total++;
+    else this.d.counters.duplicates.total++;
+    return { status: "duplicate", eventId };
   }
 
   private reject(reason: string, detail: string, eventId?: string, relay?: string): IngestOutcome {

@@ -1,5 +1,6 @@
 // The project's agents as the API and the CLI name them: by slug or pubkey in, slug out.
 
+import { authorLabel, authorName } from "../../src/author-names.js";
 import { DomainError } from "../../src/errors.js";
 import type { AgentInfo, ProjectInfo } from "../../src/types.js";
 
@@ -35,17 +36,13 @@ export class AgentDirectory {
     return this.byPubkey.has(pubkey);
   }
 
-  /** A short label for any author: an agent's slug, "owner", or the first 8 hex characters. */
+  /** A short label for any author (src/author-names.ts): slug, "owner", "user 1a2b3c4d". */
   label(pubkey: string): string {
-    const agent = this.byPubkey.get(pubkey);
-    if (agent) return agent.slug;
-    return pubkey === this.project.ownerPubkey ? "owner" : pubkey.slice(0, 8);
+    return authorLabel(this.project, pubkey);
   }
 
   /** Display name, as agents see it in their context. */
   nameOf(pubkey: string): string {
-    const agent = this.byPubkey.get(pubkey);
-    if (agent) return agent.name;
-    return pubkey === this.project.ownerPubkey ? "Owner" : `user ${pubkey.slice(0, 8)}`;
+    return authorName(this.project, pubkey);
   }
 }

@@ -89,5 +89,7 @@ export function statsView(ctx: ReadContext): StatsView {
       responseTime: stats.responseTimes.byAgent[a.pubkey] ?? null,
     };
   });
-  return { ...stats, unreadThreshold: threshold, agents };
+  // Authors named as everywhere else ("owner", slugs), not by a hex prefix.
+  const topCommunicators = stats.topCommunicators.map((t) => ({ ...t, from: ctx.agents.label(t.author) }));
+  return { ...stats, topCommunicators, unreadThreshold: threshold, agents };
 }

@@ -6,6 +6,7 @@ import type { Conversation, Turn } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import { isExpired } from "../../src/messaging/unread.js";
 import { threadOf } from "../../src/messaging/threads.js";
+import { inConversationOrder } from "../../src/timeline.js";
 import { isHex64 } from "../../src/types.js";
 import { conversationAlias } from "./aliases.js";
 import { conversationItem, loadConversation, type ReadContext } from "./read-context.js";
@@ -40,7 +41,7 @@ export async function showConversation(ctx: ReadContext, ref: string, opts: { in
     turns: conv.turns.turns.map((t) => turnView(ctx, t)),
     views,
     viewedBy: views.filter((v) => v.current).map((v) => v.label),
-    timeline: timeline(ctx, id, conv).filter((e) => e.kind !== "message" || !hidden.has(e.data.eventId)),
+    timeline: numbered(timeline(ctx, id, conv).filter((e) => e.kind !== "message" || !hidden.has(e.data.eventId))),
     thread: threadOf(conv.events.map((e) => e.ev), id)
       .filter((t) => !hidden.has(t.ev.id))
       .map((t) => ({ id: t.ev.id, alias: ctx.aliases.messageAliasOf(t.ev.id) ?? null, depth: t.depth, parentId: t.parentId ?? null })),
@@ -50,16 +51,27 @@ export async function showConversation(ctx: ReadContext, ref: string, opts: { in
 export async function auditTrail(ctx: ReadContext, ref: string): Promise<AuditView> {
   const id = ctx.aliases.conversation(ref);
   const conv = await ctx.load(id);
-  return { conversationId: id, alias: conversationAlias(ctx.reader.aliases.conversationSeqOf(id)!), entries: timeline(ctx, id, conv) };
+  return { conversationId: id, alias: conversationAlias(ctx.reader.aliases.conversationSeqOf(id)!), entries: numbered(timeline(ctx, id, conv)) };
 }
 
 function expiredIds(conv: Conversation, nowSecs: number): Set<string> {
   return new Set(conv.events.filter((e) => isExpired(e.ev.tags, nowSecs)).map((e) => e.ev.id));
 }
 
-/** The index's audit trail; message entries get their alias, author label and whole content. */
+/** Messages numbered 1, 2, 3… as listed (their log positions stay in `n`). */
+function numbered(entries: TimelineEntry[]): TimelineEntry[] {
+  let number = 0;
+  return entries.map((e) => (e.kind === "message" ? { ...e, number: ++number } : e));
+}
+
+/**
+ * The index's audit trail in the conversation's order (src/timeline.ts); message entries get
+ * their alias, author label and whole content.
+ */
 function timeline(ctx: ReadContext, id: string, conv: Conversation | undefined): TimelineEntry[] {
-  return ctx.reader.audit.auditTrail(id).map((e: AuditEntry): TimelineEntry => {
+  const trail = ctx.reader.audit.auditTrail(id);
+  const ordered = conv ? inConversationOrder(conv, trail, (e) => (e.kind === "message" ? e.data.eventId : undefined)) : trail;
+  return ordered.map((e: AuditEntry): TimelineEntry => {
     if (e.kind !== "message") return e;
     const content = conv?.eventsById.get(e.data.eventId)?.ev.content;
     return {

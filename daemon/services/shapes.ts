@@ -65,7 +65,12 @@ export interface TurnView {
   completions: { agent: string; message: string; at: number }[];
 }
 
+/**
+ * One entry of a conversation's timeline, in the conversation's order; `n` is its log position.
+ * Messages carry their `number`: 1, 2, 3… in the order listed.
+ */
 export type TimelineEntry = AuditEntry & {
+  number?: number;
   /** Message entries: the alias, the author's label and the whole content (when the log could be read). */
   alias?: string;
   from?: string;
@@ -123,7 +128,12 @@ export interface AgentStats {
   responseTime: Summary | null;
 }
 
-export type StatsView = IndexStats & { unreadThreshold: number; agents: AgentStats[] };
+export type StatsView = Omit<IndexStats, "topCommunicators"> & {
+  /** The most active authors, each with its label (`from`: slug, "owner", "user 1a2b3c4d"). */
+  topCommunicators: { author: string; from: string; messages: number }[];
+  unreadThreshold: number;
+  agents: AgentStats[];
+};
 
 /** What a mutation did: the records it committed or the event it published. */
 export interface PostResult {

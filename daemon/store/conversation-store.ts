@@ -46,10 +46,10 @@ export class ConversationStore {
   private readonly loading = new Map<string, Promise<Conversation | undefined>>();
   private readonly known = new Set<string>();
   /**
-   * Ids of events committed recently, indexed or not yet: with the index, what `hasEvent`
-   * answers from. Bounded: older ids are found in the index.
+   * Ids of events committed recently, indexed or not yet, with their origin: with the index, what
+   * `hasEvent` and `publishedHere` answer from. Bounded: older ids are found in the index.
    */
-  private readonly recent = new Map<string, true>();
+  private readonly recent = new Map<string, "relay" | "local">();
   /** Conversations with an open orchestrator turn: the ones a timeout loop must look at. */
   private readonly openTurns = new Set<string>();
   /** Conversations kept in memory while work on them runs outside their queue (see `pin`). */
@@ -127,6 +127,12 @@ export class ConversationStore {
     return conv ? conv.eventsById.has(id) : this.opts.index.isProcessed(id);
   }
 
+  /** Whether a stored event was published by this daemon (a relay sending it back echoes it). */
+  publishedHere(id: string, conversationId?: string): boolean {
+    const origin = this.recent.get(id) ?? (conversationId !== undefined ? this.cache.peek(conversationId)?.eventsById.get(id)?.origin : undefined);
+    return origin !== undefined ? origin === "local" : this.opts.index.isPublishedHere(id);
+  }
+
   commit(conv: Conversation, records: readonly NewRecord[]): Commit {
     if (records.length === 0) return { records: [], durable: Promise.resolve() };
     const before = conv.events.length;
@@ -140,8 +146,8 @@ export class ConversationStore {
       if (r.t !== "event") continue;
       ids.push(r.ev.id);
       bytes += eventMemoryBytes(r.ev);
+      this.remember(r.ev.id, r.origin);
     }
-    for (const id of ids) this.remember(id);
     this.known.add(conv.id);
     this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
@@ -158,8 +164,8 @@ export class ConversationStore {
     return { records: stamped, durable };
   }
 
-  private remember(id: string): void {
-    this.recent.set(id, true);
+  private remember(id: string, origin: "relay" | "local"): void {
+    this.recent.set(id, origin);
     if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.keys().next().value!);
   }
 

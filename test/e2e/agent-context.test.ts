@@ -54,9 +54,16 @@ describe("the demo, command agents", () => {
     await daemon?.stop();
   });
 
+  it("a new project's first start is reported as such: no rebuilt index, no unclean start", () => {
+    const { status } = cli(project, "status");
+    expect(status.startup).toEqual({ cleanStart: true, firstStart: true });
+  });
+
+  let id: string;
+
   it("`tenexd context` for the coder shows the user's request first and nothing after its trigger", async () => {
     const asked = cli(project, "ask", "-m", "Add a health endpoint");
-    const id: string = asked.conversationId;
+    id = asked.conversationId;
     // The whole flow runs within a second or two: plan, execute, verification, then "Done".
     await eventually(() => events(project, id).find((e) => e.pubkey === project.agents.orchestrator && e.content.startsWith("Done:")), 30_000, "the flow to finish");
     const ctx = cli(project, "context", "-a", "coder", "-c", id);
@@ -69,6 +76,29 @@ describe("the demo, command agents", () => {
       expect.stringMatching(/^\[Planner\]: Plan: /),
       "[Orchestrator]: carry out the plan",
     ]);
+  });
+
+  it("the Director sees the owner named alike everywhere, messages numbered 1, 2, 3 and the relay's echoes apart", async () => {
+    const show = spawnSync(process.execPath, [BIN, "show", "-c", id, "--project", project.dir], { encoding: "utf8" });
+    const rows = show.stdout.split("\n").filter((l) => /MSG-/.test(l) && !/↳/.test(l));
+    expect(rows.map((l) => l.trim().split(/\s+/)[0])).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+    expect(rows[0]).toContain("owner: Add a health endpoint");
+    // --json keeps the log positions, and numbers the messages as listed.
+    const detail = cli(project, "show", "-c", id);
+    const messages = detail.timeline.filter((e: any) => e.kind === "message");
+    expect(messages.map((e: any) => e.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(messages[0].n).toBe(1);
+    expect(messages.slice(1).every((e: any) => e.n > 1)).toBe(true);
+    const stats = spawnSync(process.execPath, [BIN, "stats", "--project", project.dir], { encoding: "utf8" }).stdout;
+    expect(stats).toMatch(/^\s+owner\s+1$/m);
+    expect(cli(project, "stats").topCommunicators).toContainEqual({ author: project.owner.pubkey, from: "owner", messages: 1 });
+    // Every event here was published by the daemon (the owner's request through `tenexd ask`,
+    // the agents' answers): the relay sends each back (once per matching filter), as echoes.
+    const { status } = await eventually(() => {
+      const s = cli(project, "status");
+      return s.status.ingest.echoes >= 8 ? s : undefined;
+    }, 10_000, "the relay's echoes");
+    expect(status.ingest.duplicates).toBe(0);
   });
 
   it("a direct message between two agents stays between them: the orchestrator does not run in it", async () => {

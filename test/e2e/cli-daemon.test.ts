@@ -108,13 +108,17 @@ describe("reading commands", () => {
     ok(text);
     expect(text.stdout).toMatch(new RegExp(`^${seen.conv} {2}coder ↔ reviewer {2}\\(open, phase chat\\)`));
     expect(text.stdout).toMatch(/^viewed by +coder, reviewer \(up to the last message\)$/m);
-    expect(text.stdout).toMatch(/^ {2}N +WHEN +WHAT +DETAIL$/m);
-    expect(text.stdout).toContain(`${seen.root}  coder [high,instruction]: Please review the diff`);
+    expect(text.stdout).toMatch(/^ {2}# +WHEN +WHAT +DETAIL$/m);
+    // Messages numbered 1, 2, 3 as listed (log positions only in --json).
+    expect(text.stdout).toMatch(new RegExp(`^ {2}1 +\\S+ ago +${seen.root} {2}coder \\[high,instruction\\]: Please review the diff$`, "m"));
+    expect(text.stdout).toMatch(new RegExp(`^ {2}3 +\\S+ ago +${seen.reply} {2}coder: Fixed it$`, "m"));
     const thread = await cli(project, "show", "-c", seen.conv!, "--thread");
-    expect(thread.stdout).toMatch(new RegExp(`^ {4}↳ ${seen.reply} coder: Fixed it$`, "m"));
+    expect(thread.stdout).toMatch(new RegExp(`^ {4}↳ 3\\. ${seen.reply} coder: Fixed it$`, "m"));
     const json = (await cli(project, "show", "--json", "-c", seen.conv!)).json();
     expect(json.source).toBe("daemon");
-    expect(json.timeline.filter((e: { kind: string }) => e.kind === "message")).toHaveLength(3);
+    const messages = json.timeline.filter((e: { kind: string }) => e.kind === "message");
+    expect(messages.map((e: { number: number }) => e.number)).toEqual([1, 2, 3]);
+    expect(messages[2].n).toBeGreaterThan(3);
     const msg = await cli(project, "show", "--msg", seen.root!);
     expect(msg.stdout).toMatch(/^message +MSG-H-\d{4} {2}\([0-9a-f]{64}\)$/m);
     expect(msg.stdout).toMatch(/\nPlease review the diff\n$/);

@@ -73,7 +73,8 @@ describe("reads without a daemon", () => {
     const show = await cli(project, "show", "-c", direct.conversationAlias!);
     ok(show);
     expect(show.stdout).toContain(`${reply.alias}  coder: Got it`);
-    expect(show.stdout).toMatch(/^ {2}\d+ +\S+ ago +status +closed: done$/m);
+    expect(show.stdout).toMatch(/^ {5}\S+ ago +status +closed: done$/m);
+    expect(show.stdout).toMatch(new RegExp(`^ {2}2 +\\S+ ago +${reply.alias} {2}coder: Got it$`, "m"));
     const shown = (await cli(project, "show", "--json", "-c", direct.conversationId)).json();
     expect(shown).toEqual(expect.objectContaining({ source: "index" }));
     expect(shown.timeline.find((e: { alias?: string }) => e.alias === direct.alias).content).toBe("Plan attached");

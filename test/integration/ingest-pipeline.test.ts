@@ -66,6 +66,28 @@ describe("ingest pipeline", () => {
     await d.close();
   });
 
+  it("counts a relay sending back the daemon's own event as an echo, not a duplicate, also after a restart", async () => {
+    const { dir, p } = setup();
+    const planner = p.agents.planner!;
+    const root = p.root(p.owner, "hello", [planner.pubkey]);
+    const own = p.reply(planner, root, "published here");
+    let d = await open(dir, p);
+    expect((await d.pipeline.ingest(root)).status).toBe("accepted");
+    expect((await d.pipeline.ingest(own, { origin: "local" })).status).toBe("accepted");
+    // The relay sends both back; a second relay sends the user's root again.
+    for (const ev of [own, root, root]) expect((await d.pipeline.ingest(ev)).status).toBe("duplicate");
+    expect(d.counters.snapshot()).toMatchObject({ accepted: 2, echoes: 1, duplicates: 2 });
+    await d.close();
+
+    // After a restart: from the index (the conversation not in memory), then from memory.
+    d = await open(dir, p);
+    expect((await d.pipeline.ingest(own)).status).toBe("duplicate");
+    expect((await d.pipeline.ingest(p.reply(p.owner, root, "thanks"))).status).toBe("accepted");
+    for (const ev of [own, root]) expect((await d.pipeline.ingest(ev)).status).toBe("duplicate");
+    expect(d.counters.snapshot()).toMatchObject({ accepted: 1, echoes: 2, duplicates: 1 });
+    await d.close();
+  });
+
   it("after a restart, a repeat is found in its conversation once that is in memory, in the index otherwise", async () => {
     const { dir, p } = setup();
     const planner = p.agents.planner!;

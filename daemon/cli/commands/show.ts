@@ -16,8 +16,10 @@ export const show: Command = {
 
   -c, --conversation REF  The conversation: its alias (CONV-0007), id, or a hex prefix of 6+ characters.
                           Prints its phase changes, orchestrator turns, execution time, who has viewed
-                          it since its last message, and its timeline (messages and state changes in
-                          log order).
+                          it since its last message, and its timeline: messages numbered 1, 2, 3… in
+                          the conversation's order (never before what they answer, then by time, then
+                          as received), each state change after the messages logged before it. With
+                          --json each entry keeps its log position (n).
   --thread                Show the messages as a thread (replies indented under their parent)
   --include-expired       Also show expired messages (NIP-40; hidden by default)
   --msg REF               One message in full: alias (MSG-H-0042), id or hex prefix`,

@@ -4,7 +4,7 @@
 import type { StatsView } from "../../services/shapes.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
-import { formatTable, shortKey } from "../table.js";
+import { formatTable } from "../table.js";
 import { cli } from "./support/errors.js";
 import { fields } from "./support/format.js";
 import { emit } from "./support/output.js";
@@ -38,12 +38,11 @@ const counts = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => 
 const secs = (v: number | undefined) => (v === undefined ? "-" : `${Math.round(v)}s`);
 
 function statsText(s: StatsView): string {
-  const label = new Map(s.agents.map((a) => [a.pubkey, a.slug]));
   const agents = s.agents.map((a) => [
     a.slug, a.role, String(a.unread) + (a.overThreshold ? " (over)" : ""), String(a.responseTime?.count ?? 0),
     secs(a.responseTime?.median), secs(a.responseTime?.mean),
   ]);
-  const top = s.topCommunicators.map((t) => [label.get(t.author) ?? shortKey(t.author), String(t.messages)]);
+  const top = s.topCommunicators.map((t) => [t.from, String(t.messages)]);
   return fields([
     ["conversations", `${s.conversations.total} (archived ${s.conversations.archived})`],
     ["  by status", counts(s.conversations.byStatus)],

@@ -71,7 +71,7 @@ function daemonText(s: DaemonStatus): string {
   return `tenexd running (pid ${s.pid}), up ${duration(s.uptimeMs)}${s.readyMs !== null ? `, ready in ${s.readyMs} ms` : ""}
 ${fields([
     ["project", `${s.project.title}  ${s.project.coordinate}`],
-    ["ingest", `accepted ${s.ingest.accepted}, duplicates ${s.ingest.duplicates}, rejected ${s.ingest.rejectedTotal}${rejected ? ` (${rejected})` : ""}`],
+    ["ingest", `accepted ${s.ingest.accepted}, duplicates ${s.ingest.duplicates}, echoes ${s.ingest.echoes}, rejected ${s.ingest.rejectedTotal}${rejected ? ` (${rejected})` : ""}`],
     ["queues", `conversations ${s.queues.conversations}, queued ${s.queues.queued}, running ${s.queues.running}`],
     ["catch-up", catchupText(s, now)],
     ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],

@@ -36,8 +36,9 @@ export function renderConversation(d: ConversationDetail, opts: { thread: boolea
   ]);
   const phases = d.phase.transitions.map((t) => [`${t.from} → ${t.to}`, t.by, ago(t.at, opts.now), clip(t.message, 70)]);
   const turns = d.turns.map((t) => [String(t.number), t.phase, t.agents.join(","), t.status, t.waitingFor.join(",") || "-", clip(t.reason, 50)]);
-  const body = opts.thread ? threadText(d) : formatTable(["N", "WHEN", "WHAT", "DETAIL"],
-    d.timeline.map((e) => [String(e.n), ago(e.at, opts.now), ...entryText(e)]), "  ");
+  // Messages numbered 1, 2, 3… in the conversation's order; log positions are in --json (`n`).
+  const body = opts.thread ? threadText(d) : formatTable(["#", "WHEN", "WHAT", "DETAIL"],
+    d.timeline.map((e) => [e.number !== undefined ? String(e.number) : "", ago(e.at, opts.now), ...entryText(e)]), "  ");
   return [
     header,
     phases.length > 0 ? `Phases\n${formatTable(["CHANGE", "BY", "WHEN", "MESSAGE"], phases, "  ")}` : "",
@@ -52,7 +53,8 @@ function threadText(d: ConversationDetail): string {
   return d.thread.map((t) => {
     const e = byId.get(t.id);
     const text = e ? entryText(e) : [t.alias ?? t.id.slice(0, 8), "(not in the index)"];
-    return `  ${"  ".repeat(t.depth)}${t.depth > 0 ? "↳ " : ""}${text[0]} ${text[1]}\n`;
+    const number = e?.number !== undefined ? `${e.number}. ` : "";
+    return `  ${"  ".repeat(t.depth)}${t.depth > 0 ? "↳ " : ""}${number}${text[0]} ${text[1]}\n`;
   }).join("");
 }
 
