@@ -8,13 +8,14 @@ import { ContextCache } from "../src/agent-view.js";
 import { authorsOf } from "../src/backfill/project-filters.js";
 import { authorName } from "../src/author-names.js";
 import { recoverOpenSession } from "../src/execution-time.js";
-import type { Clock } from "../src/ports.js";
+import type { Clock, EntityFetcher } from "../src/ports.js";
 import { ProblemList, worthLogging } from "../src/problem-list.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
 import { decideTimeouts } from "../src/turns.js";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
 import type { EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
 import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
+import { RelayEntityFetcher } from "../adapters/nostr/relay-entity-fetcher.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
@@ -87,6 +88,8 @@ export class Daemon {
   outbox!: Outbox;
   publisher!: Publisher;
   runner!: AgentRunner;
+  /** `nostr:` references in agent contexts, resolved from the relays. */
+  entities!: EntityFetcher;
   escalator!: Escalator;
   /** Recent problems, one entry per cause with its repeat count (src/problem-list.ts). */
   readonly problems = new ProblemList();
@@ -202,12 +205,13 @@ export class Daemon {
       onUnknownRoot: (rootId, quiet) => threads.request(rootId, quiet),
     });
     this.publisher = new Publisher(signers, this.pipeline, this.outbox);
+    this.entities = new RelayEntityFetcher(gateway, (ev) => this.verifier.verify(ev));
     this.runner = new AgentRunner({
       project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
       store: this.store, queues: this.queues, publisher: this.publisher, clock: this.clock, log: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
-      signal: this.abort.signal,
+      signal: this.abort.signal, entities: this.entities,
     });
 
     this.sync = new RelaySync({

@@ -3,7 +3,9 @@
 // the port's business; a reference that cannot be fetched stays as it was.
 
 import { decode } from "nostr-tools/nip19";
+import type { AgentMessage } from "./agent-messages.js";
 import type { EntityFetcher } from "./ports.js";
+import type { NostrEvent } from "./types.js";
 
 const ENTITY = /nostr:((?:nevent|note|naddr)1[023456789acdefghjklmnpqrstuvwxyz]+)/g;
 
@@ -45,4 +47,29 @@ export async function inlineEntities(text: string, fetcher: EntityFetcher): Prom
     const content = fetched.get(ref);
     return content === undefined ? whole : quoteEntity(ref, content);
   });
+}
+
+/** `fetcher`, asked once per reference however many messages name it. */
+function once(fetcher: EntityFetcher): EntityFetcher {
+  const seen = new Map<string, Promise<NostrEvent | undefined>>();
+  return {
+    fetch: (bech32) => {
+      let p = seen.get(bech32);
+      if (!p) {
+        p = fetcher.fetch(bech32);
+        seen.set(bech32, p);
+      }
+      return p;
+    },
+  };
+}
+
+/** An agent's messages with their references inlined; a message without any is returned as it was. */
+export async function inlineMessages(messages: readonly AgentMessage[], fetcher: EntityFetcher): Promise<AgentMessage[]> {
+  const shared = once(fetcher);
+  return Promise.all(messages.map(async (m) => {
+    if (!m.content.includes("nostr:")) return m;
+    const content = await inlineEntities(m.content, shared);
+    return content === m.content ? m : { role: m.role, content };
+  }));
 }

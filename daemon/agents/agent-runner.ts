@@ -7,8 +7,9 @@ import { buildAgentMessages } from "../../src/agent-messages.js";
 import type { ContextCache } from "../../src/agent-view.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { decideRead } from "../../src/conversation.js";
+import { inlineMessages } from "../../src/entities.js";
 import { decideExecStart, decideExecStop } from "../../src/execution-time.js";
-import type { Clock } from "../../src/ports.js";
+import type { Clock, EntityFetcher } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import type { CommandBackend, LoadedAgent } from "../config/index.js";
@@ -34,6 +35,8 @@ export interface RunnerDeps {
   turnTimeoutMs: number;
   nameOf: (pubkey: string) => string;
   signal: AbortSignal;
+  /** Resolves `nostr:` references in the context (outside the conversation's queue). */
+  entities?: EntityFetcher;
 }
 
 export interface RunFailure {
@@ -76,7 +79,7 @@ export class AgentRunner {
   }
 
   private async runPinned(convId: string, agent: LoadedAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
-    const input = await this.d.queues.run(convId, async () => {
+    const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
       const context = buildAgentMessages(conv, agent, trigger, {
@@ -91,6 +94,8 @@ export class AgentRunner {
       ]);
       return buildAgentInput({ agent, project: this.d.project, conversation: conv, trigger, context, nameOf: this.d.nameOf });
     });
+    // References are fetched outside the queue: the conversation's other events need not wait.
+    const input = this.d.entities ? { ...built, messages: await inlineMessages(built.messages, this.d.entities) } : built;
 
     this.stats.runs++;
     this.stats.running++;

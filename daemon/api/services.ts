@@ -21,7 +21,7 @@ export function apiServices(d: Daemon): ApiServices {
   const reader = openIndexReader(d.index.path);
   const ctx = readContext({
     reader, agents: new AgentDirectory(d.project.info), limits: d.project.config.limits,
-    load: (id) => d.store.get(id), now: () => d.clock.now(),
+    load: (id) => d.store.get(id), now: () => d.clock.now(), entities: d.entities,
   });
   return {
     reads: new Reads(ctx),

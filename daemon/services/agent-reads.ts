@@ -4,6 +4,7 @@
 
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import type { Conversation, StoredEvent } from "../../src/conversation-state.js";
+import { inlineMessages } from "../../src/entities.js";
 import { NotFoundError } from "../../src/errors.js";
 import { isRecipient } from "../../src/messaging/scope.js";
 import { buildRoutingContext } from "../../src/routing-context.js";
@@ -68,7 +69,9 @@ function latestFor(conv: Conversation, agent: AgentInfo): NostrEvent | undefined
 
 export async function agentContext(ctx: ReadContext, agentRef: string, convRef: string, triggerRef?: string): Promise<AgentInput> {
   const t = await contextTarget(ctx, agentRef, convRef, triggerRef);
-  return inputFor(ctx, t);
+  const input = inputFor(ctx, t);
+  // As a command agent gets it: `nostr:` references inlined where the relays have them.
+  return ctx.entities ? { ...input, messages: await inlineMessages(input.messages, ctx.entities) } : input;
 }
 
 export function inputFor(ctx: ReadContext, t: ContextTarget): AgentInput {

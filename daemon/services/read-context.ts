@@ -5,6 +5,7 @@
 import type { ConversationSummary, IndexReader, MessageSummary } from "../../adapters/sqlite-index/index.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
+import type { EntityFetcher } from "../../src/ports.js";
 import type { Limits } from "../config/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import { Aliases, conversationAlias, messageAlias } from "./aliases.js";
@@ -17,6 +18,8 @@ export interface ReadContext {
   limits: Pick<Limits, "unreadThreshold" | "repeatRoutingThreshold" | "stallThreshold">;
   load(id: string): Promise<Conversation | undefined>;
   now(): number;
+  /** Resolves `nostr:` references in agent contexts (the daemon's relays; none without a daemon). */
+  entities?: EntityFetcher;
 }
 
 export function readContext(deps: Omit<ReadContext, "aliases">): ReadContext {

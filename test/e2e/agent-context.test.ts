@@ -3,11 +3,12 @@
 // them; an agent that answers with its own key straight on the relay has its cursor moved, so
 // the next time it is addressed it is told what happened while it was away.
 
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decode } from "nostr-tools/nip19";
+import { decode, neventEncode } from "nostr-tools/nip19";
 import { finalizeEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AWAY_HEADER, NEW_INTERACTION } from "../../src/agent-messages.js";
@@ -33,6 +34,11 @@ function cli(project: TestProject, ...args: string[]): any {
   const r = spawnSync(process.execPath, [BIN, ...args, "--project", project.dir, "--json"], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`tenexd ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.stdout}`);
   return JSON.parse(r.stdout);
+}
+
+async function cliAsync(project: TestProject, ...args: string[]): Promise<any> {
+  const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...args, "--project", project.dir, "--json"], { encoding: "utf8" });
+  return JSON.parse(stdout);
 }
 
 const events = (project: TestProject, id: string): NostrEvent[] =>
@@ -164,5 +170,19 @@ describe("an agent answering with its own key, straight on the relay", () => {
       { role: "system", content: NEW_INTERACTION },
       { role: "user", content: "Reviewer, and now?" },
     ]);
+  });
+
+  it("finds what a nostr: reference names on the relays and quotes it in the context", async () => {
+    const note = project.signAsOwner(1, "The spec: health answers 200 with {\"ok\":true}", []);
+    expect((await publishRaw(relay.url, note)).accepted).toBe(true);
+    const ref = neventEncode({ id: note.id, author: note.pubkey });
+    const root = project.signAsOwner(11, `Reviewer, check it against nostr:${ref}`, [["title", "Spec"], ["a", project.coordinate], ["p", project.agents.reviewer!]]);
+    expect((await publishRaw(relay.url, root)).accepted).toBe(true);
+    await eventually(() => (events(project, root.id).length === 1 ? true : undefined), 10_000, "the root");
+    // Not spawnSync: the relay runs in this process and must answer the daemon's query meanwhile.
+    const ctx = await cliAsync(project, "context", "-a", "reviewer", "-c", root.id);
+    expect(ctx.messages).toEqual([{
+      role: "user", content: `Reviewer, check it against \n[quoted nostr:${ref}]\n> The spec: health answers 200 with {"ok":true}\n`,
+    }]);
   });
 });
