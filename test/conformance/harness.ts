@@ -28,7 +28,8 @@ import type { Conversation } from "../../src/conversation-state.js";
 import { formatCoordinate } from "../../src/coordinate.js";
 import { decideAfterInbound, decideInbound } from "../../src/inbound.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
-import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
+import { decideStartTurn } from "../../src/turns.js";
+import type { AgentInfo, NostrEvent, Phase, ProjectInfo } from "../../src/types.js";
 
 // libsecp256k1 (wasm) signs ~10x faster than the pure-JS path: the property test signs ~800 events.
 setNostrWasm(await initNostrWasm());
@@ -129,7 +130,7 @@ export function directReply(by: Who, parent: NostrEvent, content: string, opts: 
 /** An agent run by tenexd: its reply (or completion) as the daemon builds it. */
 export function daemonReply(
   by: Who, root: NostrEvent, trigger: NostrEvent, content: string,
-  opts: { to?: Who[]; complete?: boolean; at?: number; session?: string; phase?: "chat" | "plan" | "execute" | "verification" } = {},
+  opts: { to?: Who[]; complete?: boolean; at?: number; session?: string; phase?: Phase } = {},
 ): NostrEvent {
   const base = {
     root, parent: trigger, project: COORDINATE, phase: opts.phase ?? "chat", content, triggeringEventId: trigger.id,
@@ -194,6 +195,11 @@ export class Scene {
     expect(ctx).toEqual(cold);
     this.commit(decideCursor(this.conv, ctx.cursor, this.clock++));
     return ctx;
+  }
+
+  /** The orchestrator's output routed `agents` (pubkeys): the turn it opens (TENEX's startOrchestratorTurn). */
+  openTurn(turnId: string, phase: Phase, agents: string[], reason: string): void {
+    this.commit(decideStartTurn(this.conv.turns, { turnId, phase, agents, reason }, this.clock++));
   }
 
   /** The agent's output kept a claude session (TENEX's updateAgentState). */
