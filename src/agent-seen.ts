@@ -3,29 +3,25 @@
 //   gives the move, up to its trigger;
 // - an explicit mark (`tenexd read --viewed`, POST …/viewed);
 // - its own event, however it was published (through the daemon, or signed with its own key
-//   and sent straight to a relay): an agent that speaks had seen the conversation up to the
-//   event it answers, named by its `triggering-event-id` tag (TENEX's agents and ours write it),
-//   else up to its own place in the conversation (it answered what it had in front of it).
+//   and sent straight to a relay): an author had seen the conversation up to the event it
+//   answers, named by its `triggering-event-id` tag (TENEX's agents and ours write it), else up
+//   to its own place in the conversation (it answered what it had in front of it). This one is
+//   part of the fold (conversation-reducer.ts): no record of its own, so an agent's message costs
+//   no extra line in the log nor write in the index, and a replay moves the cursor alike.
 // A cursor never moves back, and an agent's own messages are never "while you were away". What
 // a message the agent has seen answers, it has seen too (seenByAnswers), wherever the cursor is:
 // a back-fill can bring a question after its answer.
 
 import type { Conversation, StoredEvent } from "./conversation-state.js";
-import { decideCursor } from "./conversation.js";
 import { positionOf, seenThrough } from "./event-order.js";
 import { referencesOf } from "./references.js";
-import type { CursorRecord } from "./records.js";
 import { triggeringEventOf } from "./tags.js";
-import type { NostrEvent } from "./types.js";
 
-/** The cursor move that `ev` (already in `conv`, authored by an agent) shows. */
-export function decideSeenByOwnEvent(conv: Conversation, ev: NostrEvent, now: number): Omit<CursorRecord, "n">[] {
-  const own = conv.eventsById.get(ev.id);
-  if (!own) return [];
-  const named = triggeringEventOf(ev.tags);
+/** How far its author had seen the conversation, as its own event `own` (already placed) shows. */
+export function seenByOwnEvent(conv: Conversation, own: StoredEvent): number {
+  const named = triggeringEventOf(own.ev.tags);
   const answered = (named !== undefined ? conv.eventsById.get(named) : undefined) ?? own;
-  const seq = seenThrough(conv.events, conv.order, positionOf(conv.events, conv.order, answered));
-  return decideCursor(conv, { agent: ev.pubkey, seq }, now);
+  return seenThrough(conv.events, conv.order, positionOf(conv.events, conv.order, answered));
 }
 
 /**

@@ -4,6 +4,7 @@
 // its place (plus the array shift; event-order.ts). Replaying a log through applyRecord
 // rebuilds the live state, the order of its events included.
 
+import { seenByOwnEvent } from "./agent-seen.js";
 import { ensureView } from "./agent-view.js";
 import type { Conversation } from "./conversation-state.js";
 import { projectOf } from "./coordinate.js";
@@ -42,6 +43,9 @@ function applyEvent(conv: Conversation, rec: EventRecord): void {
   const rootSeen = conv.rootKind !== undefined;
   insertOrdered(conv.events, conv.eventsById, conv.order, rec);
   conv.participants.add(ev.pubkey);
+  // Its author had seen the conversation up to what it answers (agent-seen.ts).
+  const view = ensureView(conv, ev.pubkey);
+  view.cursor = Math.max(view.cursor, seenByOwnEvent(conv, rec));
   conv.updatedAt = Math.max(conv.updatedAt, ev.created_at);
   if (ev.id === conv.id) {
     conv.rootKind = ev.kind;

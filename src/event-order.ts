@@ -55,6 +55,8 @@ export function compareStored(order: EventOrder, a: StoredEvent, b: StoredEvent)
 
 /** Index of `e` in `events`, or where it would go. */
 export function positionOf(events: readonly StoredEvent[], order: EventOrder, e: StoredEvent): number {
+  // The common case: the newest event, just appended.
+  if (events[events.length - 1] === e) return events.length - 1;
   let lo = 0;
   let hi = events.length;
   while (lo < hi) {
@@ -74,10 +76,10 @@ export function seenThrough(events: readonly StoredEvent[], order: EventOrder, i
   return seen[Math.min(index, seen.length - 1)] ?? 0;
 }
 
-/** The key `e` gets from the events it answers that are present (undefined: its own key). */
-function placedKey(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent): Key | undefined {
+/** The key `e` gets from the events it answers (`refs`) that are present (undefined: its own key). */
+function placedKey(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent, refs: readonly string[]): Key | undefined {
   let max: Key | undefined;
-  for (const id of referencesOf(e.ev).ancestors) {
+  for (const id of refs) {
     const ref = byId.get(id);
     if (!ref) continue;
     const k = keyOf(order, ref);
@@ -86,8 +88,8 @@ function placedKey(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e:
   return max !== undefined && compareKeys(ownKey(e), max) <= 0 ? [...max, e.n] : undefined;
 }
 
-function waitForMissing(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent): void {
-  for (const id of referencesOf(e.ev).ancestors) {
+function waitForMissing(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent, refs: readonly string[]): void {
+  for (const id of refs) {
     if (byId.has(id)) continue;
     const list = order.waiting.get(id);
     if (list) list.push(e);
@@ -97,9 +99,10 @@ function waitForMissing(byId: ReadonlyMap<string, StoredEvent>, order: EventOrde
 
 /** Places a new event (not already held) in `events` and `byId`, moving what must follow it. */
 export function insertOrdered(events: StoredEvent[], byId: Map<string, StoredEvent>, order: EventOrder, e: StoredEvent): void {
-  const key = placedKey(byId, order, e);
+  const refs = referencesOf(e.ev).ancestors;
+  const key = placedKey(byId, order, e, refs);
   if (key) order.placed.set(e, key);
-  waitForMissing(byId, order, e);
+  waitForMissing(byId, order, e, refs);
   byId.set(e.ev.id, e);
   const last = events[events.length - 1];
   let at = events.length;
@@ -142,7 +145,7 @@ function settleAnswers(events: StoredEvent[], byId: Map<string, StoredEvent>, or
   }
   // In their old order an event comes after those it answers: their new keys are known first.
   for (const x of moved) {
-    const key = placedKey(byId, order, x);
+    const key = placedKey(byId, order, x, referencesOf(x.ev).ancestors);
     if (key) order.placed.set(x, key);
     else order.placed.delete(x);
   }

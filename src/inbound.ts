@@ -1,15 +1,14 @@
 // What an accepted inbound event does to its conversation, in two steps around its commit
 // (the daemon's ingest pipeline runs exactly these): first the event itself with what it
-// completes and the status it sets; then, with the event in place, the cursor its author's own
-// message moves (agent-seen.ts) and who it sets to work (routing.ts, in the conversation's
-// participation: a direct message or a discussion keeps the orchestrator out).
+// completes and the status it sets (its author's cursor moves with it, in the fold:
+// agent-seen.ts); then, with the event in place, who it sets to work (routing.ts, in the
+// conversation's participation: a direct message or a discussion keeps the orchestrator out).
 
-import { decideSeenByOwnEvent } from "./agent-seen.js";
 import type { Conversation } from "./conversation-state.js";
 import { decideAddEvent, decideClose, decideReopen } from "./conversation.js";
 import { participationOf } from "./messaging/participation.js";
-import type { CursorRecord, NewRecord } from "./records.js";
-import { agentByPubkey, decideTrigger, type TriggerDecision } from "./routing.js";
+import type { NewRecord } from "./records.js";
+import { decideTrigger, type TriggerDecision } from "./routing.js";
 import { isCompletion, statusOf } from "./tags.js";
 import { decideCompletion } from "./turns.js";
 import type { NostrEvent, ProjectInfo } from "./types.js";
@@ -30,16 +29,7 @@ export function decideInbound(conv: Conversation | undefined, ev: NostrEvent, or
   return records;
 }
 
-export interface AfterInbound {
-  /** Its author's cursor, when an agent's own message shows it had seen more. */
-  seen: Omit<CursorRecord, "n">[];
-  trigger: TriggerDecision;
-}
-
-/** Decided once the event is applied to `conv`. */
-export function decideAfterInbound(conv: Conversation, ev: NostrEvent, project: ProjectInfo, now: number): AfterInbound {
-  return {
-    seen: agentByPubkey(project, ev.pubkey) ? decideSeenByOwnEvent(conv, ev, now) : [],
-    trigger: decideTrigger(ev, project, participationOf(conv.eventsById.get(conv.id)?.ev, project)),
-  };
+/** Who `ev` sets to work, decided once it is applied to `conv`. */
+export function decideRunTrigger(conv: Conversation, ev: NostrEvent, project: ProjectInfo): TriggerDecision {
+  return decideTrigger(ev, project, participationOf(conv.eventsById.get(conv.id)?.ev, project));
 }

@@ -13,8 +13,6 @@
 
 import type { NostrEvent } from "./types.js";
 
-type Tags = readonly (readonly string[])[];
-
 export interface EventReferences {
   /** The thread's root, when the event names one. */
   root?: string;
@@ -24,56 +22,63 @@ export interface EventReferences {
   ancestors: readonly string[];
 }
 
-const NIP10_MARKERS = new Set(["root", "reply", "mention"]);
 const NONE: EventReferences = { ancestors: [] };
 
-const hasValue = (t: readonly string[]): t is readonly [string, string, ...string[]] =>
-  typeof t[1] === "string" && t[1] !== "";
-
-function nip22(tags: Tags): { root?: string; parent?: string } {
+/**
+ * What `ev` answers, read from its tags (see the file comment for the two dialects). One pass
+ * over the tags, no copies: it runs on every event taken in.
+ */
+export function referencesOf(ev: Pick<NostrEvent, "id" | "kind" | "tags">): EventReferences {
+  let upperRoot: string | undefined;
+  let firstE: string | undefined;
+  let lastE: string | undefined;
+  let markedRoot: string | undefined;
+  let replies: string[] | undefined;
+  let marked = false;
+  for (const t of ev.tags) {
+    const v = t[1];
+    if (typeof v !== "string" || v === "") continue;
+    if (t[0] === "E") {
+      if (upperRoot === undefined) upperRoot = v;
+    } else if (t[0] === "e") {
+      if (firstE === undefined) firstE = v;
+      lastE = v;
+      const mark = t[3];
+      if (mark === "root") {
+        marked = true;
+        if (markedRoot === undefined) markedRoot = v;
+      } else if (mark === "reply") {
+        marked = true;
+        (replies ??= []).push(v);
+      } else if (mark === "mention") {
+        marked = true;
+      }
+    }
+  }
   let root: string | undefined;
   let parent: string | undefined;
-  for (const t of tags) {
-    if (!hasValue(t)) continue;
-    if (t[0] === "E" && root === undefined) root = t[1];
-    else if (t[0] === "e" && parent === undefined) parent = t[1];
-  }
-  return { ...(root !== undefined ? { root } : {}), ...(parent !== undefined ? { parent } : {}) };
-}
-
-function nip10(tags: Tags): { root?: string; parent?: string; between: string[] } {
-  const eTags = tags.filter(hasValue).filter((t) => t[0] === "e");
-  const marked = eTags.some((t) => NIP10_MARKERS.has(t[3] ?? ""));
-  if (!marked) {
+  let between: readonly string[] = [];
+  if (ev.kind === 1111 || upperRoot !== undefined) {
+    root = upperRoot;
+    parent = firstE;
+  } else if (marked) {
+    // A first-level reply carries only the root mark: the root is also what it answers.
+    root = markedRoot;
+    parent = replies?.at(-1) ?? markedRoot;
+    if (replies && replies.length > 1) between = replies.slice(0, -1);
+  } else {
     // Positional: first = root, last = the event replied to; one tag is both.
-    const first = eTags[0]?.[1];
-    const last = eTags.at(-1)?.[1];
-    return { ...(first !== undefined ? { root: first } : {}), ...(last !== undefined ? { parent: last } : {}), between: [] };
+    root = firstE;
+    parent = lastE;
   }
-  let root: string | undefined;
-  const replies: string[] = [];
-  for (const t of eTags) {
-    if (t[3] === "root" && root === undefined) root = t[1];
-    else if (t[3] === "reply") replies.push(t[1]);
-  }
-  // A first-level reply carries only the root mark: the root is also what it answers.
-  const parent = replies.at(-1) ?? root;
-  return { ...(root !== undefined ? { root } : {}), ...(parent !== undefined ? { parent } : {}), between: replies.slice(0, -1) };
-}
-
-/** What `ev` answers, read from its tags (see the file comment for the two dialects). */
-export function referencesOf(ev: Pick<NostrEvent, "id" | "kind" | "tags">): EventReferences {
-  const tags = ev.tags;
-  const upper = ev.kind === 1111 || tags.some((t) => t[0] === "E");
-  const found = upper ? { ...nip22(tags), between: [] as string[] } : nip10(tags);
-  if (found.root === undefined && found.parent === undefined) return NONE;
-  const ancestors: string[] = [];
-  for (const id of [found.root, ...found.between, found.parent]) {
-    if (id !== undefined && id !== ev.id && !ancestors.includes(id)) ancestors.push(id);
-  }
-  return {
-    ...(found.root !== undefined && found.root !== ev.id ? { root: found.root } : {}),
-    ...(found.parent !== undefined && found.parent !== ev.id ? { parent: found.parent } : {}),
-    ancestors,
-  };
+  if (root === ev.id) root = undefined;
+  if (parent === ev.id) parent = undefined;
+  if (root === undefined && parent === undefined) return NONE;
+  const ancestors: string[] = root !== undefined ? [root] : [];
+  for (const id of between) if (id !== ev.id && !ancestors.includes(id)) ancestors.push(id);
+  if (parent !== undefined && !ancestors.includes(parent)) ancestors.push(parent);
+  const out: EventReferences = { ancestors };
+  if (root !== undefined) out.root = root;
+  if (parent !== undefined) out.parent = parent;
+  return out;
 }

@@ -7,7 +7,7 @@ import type { Conversation } from "../../src/conversation-state.js";
 import { projectOf } from "../../src/coordinate.js";
 import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
 import type { Clock } from "../../src/ports.js";
-import { decideAfterInbound, decideInbound } from "../../src/inbound.js";
+import { decideInbound, decideRunTrigger } from "../../src/inbound.js";
 import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
@@ -162,12 +162,9 @@ export class IngestPipeline {
     const first = this.d.store.commit(conv, records);
     // Who runs is decided on the state this event produced (a completion may have closed the
     // turn; the root says whose conversation it is) and made durable in the same flush as the
-    // event, with the cursor its author's message moves: a crash cannot separate them.
-    const after = decideAfterInbound(conv, ev, this.d.project, now);
-    const runs = quiet ? [] : this.d.runsFor(conv, ev, after.trigger);
-    const pending = this.d.store.commit(conv, [
-      ...after.seen, ...runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })),
-    ]);
+    // event: a crash cannot separate them.
+    const runs = quiet ? [] : this.d.runsFor(conv, ev, decideRunTrigger(conv, ev, this.d.project));
+    const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
     if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId, quiet);
     return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };
   }

@@ -7,6 +7,7 @@ import { totalExecutionMs } from "../../src/execution-time.js";
 import { isExpired } from "../../src/messaging/unread.js";
 import { threadOf } from "../../src/messaging/threads.js";
 import { inConversationOrder } from "../../src/timeline.js";
+import { seenThrough } from "../../src/event-order.js";
 import { isHex64 } from "../../src/types.js";
 import { conversationAlias } from "./aliases.js";
 import { conversationItem, loadConversation, type ReadContext } from "./read-context.js";
@@ -27,7 +28,7 @@ export async function showConversation(ctx: ReadContext, ref: string, opts: { in
   const conv = await loadConversation(ctx, id);
   const now = ctx.now();
   const hidden = opts.includeExpired ? new Set<string>() : expiredIds(conv, Math.floor(now / 1000));
-  const views = viewStates(ctx, id);
+  const views = viewStates(ctx, conv);
   return {
     conversation: { ...conversationItem(row), project: row.project },
     execution: { totalMs: totalExecutionMs(conv.exec, now), running: conv.exec.openSince !== undefined },
@@ -83,11 +84,12 @@ function timeline(ctx: ReadContext, id: string, conv: Conversation | undefined):
   });
 }
 
-function viewStates(ctx: ReadContext, id: string): ViewState[] {
-  const last = ctx.reader.views.lastMessageN(id);
-  return ctx.reader.views.viewsOf(id).map((v) => ({
-    agent: v.agent, label: ctx.agents.label(v.agent), cursor: v.cursor, read: v.read,
-    current: last > 0 && Math.max(v.cursor, v.read) >= last,
+/** Who has seen and read how far, from the conversation itself (its authors' own messages move their cursors in the fold). */
+function viewStates(ctx: ReadContext, conv: Conversation): ViewState[] {
+  const last = conv.events.length > 0 ? seenThrough(conv.events, conv.order, conv.events.length - 1) : 0;
+  return [...conv.views.values()].filter((v) => v.cursor > 0 || v.readSeq > 0).map((v) => ({
+    agent: v.pubkey, label: ctx.agents.label(v.pubkey), cursor: v.cursor, read: v.readSeq,
+    current: last > 0 && Math.max(v.cursor, v.readSeq) >= last,
   })).sort((a, b) => a.label.localeCompare(b.label));
 }
 

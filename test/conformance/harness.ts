@@ -26,7 +26,7 @@ import { decideCursor, emptyConversation, stamp } from "../../src/conversation.j
 import { applyRecord, replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { formatCoordinate } from "../../src/coordinate.js";
-import { decideAfterInbound, decideInbound } from "../../src/inbound.js";
+import { decideInbound } from "../../src/inbound.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
 import { decideStartTurn } from "../../src/turns.js";
 import type { AgentInfo, NostrEvent, Phase, ProjectInfo } from "../../src/types.js";
@@ -171,7 +171,6 @@ export class Scene {
       const records = decideInbound(this.conv, ev, "relay", this.clock++);
       if (records.length === 0) continue;
       this.commit(records);
-      this.commit(decideAfterInbound(this.conv, ev, PROJECT, this.clock++).seen);
     }
     return this;
   }
