@@ -24,7 +24,7 @@ const REVIEW = "@project-manager please review the code";
 const SPEC_Q = "@project-manager would you say your current PROJECT.md fits properly in what that spec should be?";
 const SPEC_A = "Looking at the current PROJECT.md, I can see significant issues with how it aligns to what a proper project specification should be.\n\nWould you like me to help restructure this into a proper product specification?";
 
-export const AGENT_CONTEXT_CASES: ContextCase[] = [
+const AGENT_CONTEXT_CASES: ContextCase[] = [
   {
     name: "an agent p-tagged on the first message gets just that message",
     tenex: "agentContext: should NOT include current message in history when agent is directly p-tagged",

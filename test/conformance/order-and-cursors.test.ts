@@ -12,7 +12,35 @@ import { play, type ContextCase } from "./cases.js";
 
 const PLAN = "Plan: 1) understand the request 2) change the code 3) review it.";
 
-export const ORDER_AND_CURSOR_CASES: ContextCase[] = [
+/**
+ * The project manager answers with its own key straight on the relay, naming its trigger
+ * (TENEX's agents write triggering-event-id) or not (a bare NDK reply); the developer does the
+ * same; then the user turns to the manager again: it is told what happened while it was away.
+ */
+function directAnswer(names: "trigger" | "nothing"): ContextCase {
+  return {
+    name: names === "trigger"
+      ? "an agent that answered straight over Nostr (naming its trigger) gets the away block next time"
+      : "an agent that answered straight over Nostr without naming its trigger: its place says what it had seen",
+    tenex: `multiAgent: should maintain separate context for each agent, the manager answering with its own key${names === "nothing" ? " (an NDK reply without TENEX's tags)" : ""}`,
+    events: {
+      q: { root: "user", text: "What should we build?", to: ["pm"] },
+      a: { direct: "pm", text: "A task manager", parent: "q", names },
+      d: { web: "user", text: "@developer estimate it", parent: "a", to: ["dev"] },
+      e: { direct: "dev", text: "Two days", parent: "d", names },
+      again: { web: "user", text: "@project-manager do you agree?", parent: "e", to: ["pm"] },
+    },
+    steps: [
+      { arrive: ["q", "a", "d", "e", "again"] },
+      { turn: "pm", trigger: "again", expect: [
+        "user|What should we build?", "assistant|A task manager",
+        AWAY("[User]: @developer estimate it", "[Developer]: Two days"), NEW, "user|@project-manager do you agree?",
+      ] },
+    ],
+  };
+}
+
+const ORDER_AND_CURSOR_CASES: ContextCase[] = [
   {
     name: "the demo flow, all in one second: the user's request first, nothing after the trigger",
     tenex: "issue 14: `tenexd context -a coder -c CONV-0001` on the demo (plan → execute → verification in one second)",
@@ -131,42 +159,8 @@ export const ORDER_AND_CURSOR_CASES: ContextCase[] = [
       { peek: "pm", trigger: "two", expect: ["user|Step one", "user|Step two"] },
     ],
   },
-  {
-    name: "an agent that answered straight over Nostr (naming its trigger) gets the away block next time",
-    tenex: "multiAgent: should maintain separate context for each agent, the manager answering with its own key",
-    events: {
-      q: { root: "user", text: "What should we build?", to: ["pm"] },
-      a: { direct: "pm", text: "A task manager", parent: "q" },
-      d: { web: "user", text: "@developer estimate it", parent: "a", to: ["dev"] },
-      e: { direct: "dev", text: "Two days", parent: "d" },
-      again: { web: "user", text: "@project-manager do you agree?", parent: "e", to: ["pm"] },
-    },
-    steps: [
-      { arrive: ["q", "a", "d", "e", "again"] },
-      { turn: "pm", trigger: "again", expect: [
-        "user|What should we build?", "assistant|A task manager",
-        AWAY("[User]: @developer estimate it", "[Developer]: Two days"), NEW, "user|@project-manager do you agree?",
-      ] },
-    ],
-  },
-  {
-    name: "an agent that answered straight over Nostr without naming its trigger: its place says what it had seen",
-    tenex: "multiAgent: should maintain separate context for each agent, the manager's NDK reply without TENEX's tags",
-    events: {
-      q: { root: "user", text: "What should we build?", to: ["pm"] },
-      a: { direct: "pm", text: "A task manager", parent: "q", names: "nothing" },
-      d: { web: "user", text: "@developer estimate it", parent: "a", to: ["dev"] },
-      e: { direct: "dev", text: "Two days", parent: "d", names: "nothing" },
-      again: { web: "user", text: "@project-manager do you agree?", parent: "e", to: ["pm"] },
-    },
-    steps: [
-      { arrive: ["q", "a", "d", "e", "again"] },
-      { turn: "pm", trigger: "again", expect: [
-        "user|What should we build?", "assistant|A task manager",
-        AWAY("[User]: @developer estimate it", "[Developer]: Two days"), NEW, "user|@project-manager do you agree?",
-      ] },
-    ],
-  },
+  directAnswer("trigger"),
+  directAnswer("nothing"),
 ];
 
 describe("conformance: order, the trigger as the end, cursors that move", () => {

@@ -182,5 +182,3 @@ describe("conformance: the orchestrator's routing context", () => {
     expect(buildRoutingContext(scene.conv, slugOf).current_routing).toMatchObject({ turn: 1, status: "open", agents: ["developer"] });
   });
 });
-
-export const ROUTING_CASES = CASES;
