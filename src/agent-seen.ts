@@ -32,11 +32,13 @@ export function seenByOwnEvent(conv: Conversation, own: StoredEvent): number {
  */
 export function seenByAnswers(conv: Conversation, self: string, cursor: number, from: number, to: number): ReadonlySet<string> {
   const unseen = (e: StoredEvent) => e.n > cursor && e.ev.pubkey !== self;
-  let any = false;
-  for (let i = from; i < to && !any; i++) any = unseen(conv.events[i]!);
-  if (!any) return NOTHING;
+  let first = from;
+  while (first < to && !unseen(conv.events[first]!)) first++;
+  if (first === to) return NOTHING;
+  // What answers an event comes after it: only the seen events after the first unseen one can
+  // make it seen. The cost is what is new since the cursor, not the history.
   const pending: string[] = [];
-  for (let i = from; i < to; i++) {
+  for (let i = first + 1; i < to; i++) {
     const e = conv.events[i]!;
     if (unseen(e)) continue;
     pending.push(...referencesOf(e.ev).ancestors);
