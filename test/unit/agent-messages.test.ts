@@ -199,7 +199,7 @@ describe("buildAgentMessages with a cache", () => {
     }
   });
 
-  it("keeps (created_at, id) order and a correct context when an event arrives late, inside the cached history", () => {
+  it("keeps the conversation order and a correct context when an event arrives late, inside the cached history", () => {
     const { p, user, add, look, at, conv } = setup();
     const { planner, coder } = p.agents as Required<typeof p.agents>;
     const root = add(p.root(user, "Build a CLI", [planner!.pubkey], [], at()));
@@ -221,7 +221,7 @@ describe("buildAgentMessages with a cache", () => {
       `system|${NEW_INTERACTION}`,
       "user|third",
     ]);
-    // Next time it is history, in its (created_at, id) place.
+    // Next time it is history, in its place (by created_at).
     const t3 = add(p.reply(user, root, "fourth", [planner!.pubkey], [], root, at()));
     expect(contents(look("planner", t3)).slice(0, 3)).toEqual([
       "user|Build a CLI", "system|[Coder]: late but early", "user|first",
