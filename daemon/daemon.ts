@@ -14,6 +14,7 @@ import { detectRoutingProblems } from "../src/routing-health.js";
 import { decideTimeouts } from "../src/turns.js";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
 import type { EmbeddedRelay } from "../adapters/relay/embedded-relay.js";
+import { transportLimits } from "../src/relay-guard/transport-limits.js";
 import { NdkGateway } from "../adapters/nostr/ndk-gateway.js";
 import { RelayEntityFetcher } from "../adapters/nostr/relay-entity-fetcher.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
@@ -41,6 +42,7 @@ import { Publisher } from "./publisher.js";
 import { BackfillIncompleteError, RelaySync } from "./relay-sync.js";
 import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
+import { embeddedRelayGuard } from "./embedded-relay-guard.js";
 import { recipientsFor } from "./recipients.js";
 
 export interface DaemonOptions {
@@ -309,19 +311,22 @@ export class Daemon {
   }
 
   private async connectRelays(): Promise<void> {
-    const { config, tenexDir } = this.project;
+    const { config, tenexDir, relayAuth } = this.project;
     if (config.relays.length === 0) {
       // Loaded only when used: the relay implementation is a good part of the daemon's memory.
       const { startEmbeddedRelay } = await import("../adapters/relay/embedded-relay.js");
       const dbPath = join(tenexDir, "relay.sqlite");
       // Created private here: the relay's library would make it 0644 (its -wal and -shm follow it).
       ensurePrivateFile(dbPath);
-      this.embedded = await startEmbeddedRelay({ port: config.embeddedRelay.port, dbPath });
+      this.embedded = await startEmbeddedRelay({ host: config.embeddedRelay.host, port: config.embeddedRelay.port, dbPath, guard: embeddedRelayGuard(this.project) });
       this.relayUrls = [this.embedded.url];
     } else {
       this.relayUrls = [...config.relays];
     }
-    this.gateway = await NdkGateway.connect({ relays: this.relayUrls, clock: this.clock });
+    this.gateway = await NdkGateway.connect({
+      relays: this.relayUrls, clock: this.clock, authKey: relayAuth.secretKey,
+      maxFrameBytes: transportLimits(config.limits.maxEventBytes).clientMaxFrameBytes,
+    });
   }
 
   private startLoops(orchestrator: KeySigner): void {

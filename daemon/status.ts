@@ -21,7 +21,7 @@ export function buildStatus(d: Daemon) {
     startup: d.startup,
     relays: d.gateway?.health() ?? [],
     lag: relayLag(d, now),
-    embeddedRelay: d.embedded ? d.embedded.url : null,
+    embeddedRelay: d.embedded ? { url: d.embedded.url, ...d.embedded.stats() } : null,
     lastCatchup: d.sync?.lastCatchup ?? null,
     backfill: backfillStatus(d),
     ingest: d.counters.snapshot(),

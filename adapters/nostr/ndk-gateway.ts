@@ -3,10 +3,11 @@
 // the relay that delivered it (the daemon's high-water marks are per relay; it dedupes by id).
 
 import type NDK from "@nostr-dev-kit/ndk";
-import { normalizeRelayUrl } from "@nostr-dev-kit/ndk";
+import { NDKRelayStatus, normalizeRelayUrl, type NDKRelay } from "@nostr-dev-kit/ndk";
 import type { Clock, QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { GatewayClosedError, PublishRejectedError } from "./errors.js";
+import { KeySigner } from "./key-signer.js";
 import { LiveSubscription } from "./live-subscription.js";
 import { createDaemonNdk, forgetConnectionHistory, retireRelay } from "./ndk-tuning.js";
 import { QueryConnection } from "./query-connection.js";
@@ -24,9 +25,13 @@ export interface NdkGatewayOptions {
   fetchTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
   clock?: Clock;
+  /** The largest frame a relay may send on any connection (transport-limits.ts `clientMaxFrameBytes`). */
+  maxFrameBytes?: number;
+  /** The secret key that answers relays' AUTH challenges (NIP-42) on every connection. */
+  authKey?: Uint8Array;
 }
 
-const DEFAULTS = { connectTimeoutMs: 5_000, publishTimeoutMs: 5_000, fetchTimeoutMs: 10_000 };
+const DEFAULTS = { connectTimeoutMs: 5_000, publishTimeoutMs: 5_000, fetchTimeoutMs: 10_000, maxFrameBytes: 1024 * 1024 };
 const systemClock: Clock = { now: () => Date.now() };
 
 export class NdkGateway implements RelayGateway {
@@ -39,11 +44,13 @@ export class NdkGateway implements RelayGateway {
   /** Stored-event queries go over a plain connection of their own per relay (query-connection.ts). */
   private readonly queries = new Map<string, QueryConnection>();
   private readonly clock: Clock;
+  private readonly authSigner: KeySigner | undefined;
   private started = false;
   private closed = false;
 
   private constructor(private readonly ndk: NDK, private readonly opts: NdkGatewayOptions) {
     this.clock = opts.clock ?? systemClock;
+    this.authSigner = opts.authKey ? new KeySigner(opts.authKey) : undefined;
     const urls = [...new Set(opts.relays)];
     this.health_ = new RelayHealthBook(urls);
     const backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -56,7 +63,13 @@ export class NdkGateway implements RelayGateway {
 
   /** Connects to every relay, waiting at most `connectTimeoutMs`; relays still down keep retrying. */
   static async connect(opts: NdkGatewayOptions): Promise<NdkGateway> {
-    const gateway = new NdkGateway(createDaemonNdk(opts.relays), opts);
+    let gateway: NdkGateway | undefined;
+    const ndk = createDaemonNdk(opts.relays, {
+      maxFrameBytes: opts.maxFrameBytes ?? DEFAULTS.maxFrameBytes,
+      ...(opts.authKey ? { authKey: opts.authKey } : {}),
+      onAuthChallenge: (relay) => gateway?.authAsked(relay),
+    });
+    gateway = new NdkGateway(ndk, opts);
     await gateway.ndk.connect(opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs);
     gateway.started = true;
     return gateway;
@@ -96,7 +109,7 @@ export class NdkGateway implements RelayGateway {
     this.assertOpen();
     if (!this.links.some((l) => l.url === relay)) return { complete: false, reason: `${relay} is not a configured relay` };
     let conn = this.queries.get(relay);
-    if (!conn) this.queries.set(relay, (conn = new QueryConnection(relay, this.opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs)));
+    if (!conn) this.queries.set(relay, (conn = this.queryConnection(relay)));
     let delivered = 0;
     const end = await conn.query(filters, (ev) => {
       delivered++;
@@ -141,6 +154,23 @@ export class NdkGateway implements RelayGateway {
     for (const link of this.links) retireRelay(link.relay);
   }
 
+  private queryConnection(url: string): QueryConnection {
+    return new QueryConnection(url, {
+      connectTimeoutMs: this.opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+      maxFrameBytes: this.opts.maxFrameBytes ?? DEFAULTS.maxFrameBytes,
+      ...(this.authSigner ? { authSigner: this.authSigner } : {}),
+      authHooks: {
+        onAsked: () => this.health_.authAsked(url),
+        onAnswered: (o) => this.health_.authAnswered(url, o.accepted, o.accepted ? undefined : o.reason),
+      },
+    });
+  }
+
+  private authAsked(relay: NDKRelay): void {
+    const link = this.links.find((l) => l.relay === relay);
+    if (link) this.health_.authAsked(link.url);
+  }
+
   private async publishOnce(ev: NostrEvent): Promise<string[]> {
     const timeoutMs = this.opts.publishTimeoutMs ?? DEFAULTS.publishTimeoutMs;
     const outcome = await publishToRelays(this.ndk, this.links, ev, timeoutMs);
@@ -168,6 +198,14 @@ export class NdkGateway implements RelayGateway {
       reconnector.disconnected(this.clock.now());
     });
     relay.on("notice", (notice: string) => this.health_.error(url, `NOTICE: ${notice}`, this.clock.now()));
+    // NIP-42. Without a key NDK only reports the challenge ("auth"); with one it answers, and
+    // says "authed" (also once, early, before the relay answered: then it is not AUTHENTICATED
+    // yet) or "auth:failed" with the relay's reason.
+    relay.on("auth", () => this.health_.authAsked(url));
+    relay.on("authed", () => {
+      if (relay.status === NDKRelayStatus.AUTHENTICATED) this.health_.authAnswered(url, true);
+    });
+    relay.on("auth:failed", (err: unknown) => this.health_.authAnswered(url, false, err instanceof Error ? err.message : String(err)));
   }
 
   private notifyReconnect(url: string): void {

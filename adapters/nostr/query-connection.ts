@@ -5,26 +5,44 @@
 // daemon checks its shape, id and signature itself, as it does for every inbound event.
 
 import { WebSocket } from "ws";
-import type { QueryEnd, RelayFilter } from "../../src/ports.js";
+import type { QueryEnd, RelayFilter, Signer } from "../../src/ports.js";
+import { AuthAnswer, type AuthAnswerHooks } from "./auth-answer.js";
 
 interface OpenQuery {
+  frame: string;
   onEvent: (ev: unknown) => void;
   finish: (end: QueryEnd) => void;
+  /** Sent again once after the relay refused it with `auth-required:`. */
+  retried: boolean;
+  deadline: number;
 }
 
-// The largest frame taken. Well above the largest event the daemon stores (512 KB): a larger one
-// is refused by the edge checks like any other, whereas a frame over this limit drops the
-// connection, and a relay holding one such event would end every back-fill early.
-const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export interface QueryConnectionOptions {
+  connectTimeoutMs?: number;
+  /**
+   * The largest frame taken (transport-limits.ts: room for the largest event the daemon accepts,
+   * however the relay escapes it). A larger one drops the connection, and the query is incomplete.
+   */
+  maxFrameBytes: number;
+  /** Answers the relay's AUTH challenges (NIP-42); without it none is answered. */
+  authSigner?: Signer;
+  authHooks?: AuthAnswerHooks;
+}
+
+const AUTH_REQUIRED = "auth-required:";
 
 export class QueryConnection {
   private ws: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly open = new Map<string, OpenQuery>();
+  private readonly auth: AuthAnswer;
   private nextId = 0;
   private closed = false;
+  private tooLarge = false;
 
-  constructor(readonly url: string, private readonly connectTimeoutMs = 5_000) {}
+  constructor(readonly url: string, private readonly o: QueryConnectionOptions) {
+    this.auth = new AuthAnswer(url, o.authSigner, o.authHooks ?? { onAsked: () => undefined, onAnswered: () => undefined });
+  }
 
   /**
    * Sends one REQ; `onEvent` gets each stored event as it arrives (unchecked). Resolves at EOSE,
@@ -38,6 +56,7 @@ export class QueryConnection {
       return { complete: false, reason: `connect: ${err instanceof Error ? err.message : String(err)}` };
     }
     const id = `q${++this.nextId}`;
+    const frame = JSON.stringify(["REQ", id, ...filters]);
     return new Promise<QueryEnd>((resolve) => {
       const finish = (end: QueryEnd) => {
         if (!this.open.delete(id)) return;
@@ -47,10 +66,8 @@ export class QueryConnection {
         resolve(end);
       };
       const timer = setTimeout(() => finish({ complete: false, reason: `no EOSE within ${timeoutMs} ms` }), timeoutMs);
-      this.open.set(id, { onEvent, finish });
-      ws.send(JSON.stringify(["REQ", id, ...filters]), (err) => {
-        if (err) finish({ complete: false, reason: `send: ${err.message}` });
-      });
+      this.open.set(id, { frame, onEvent, finish, retried: false, deadline: Date.now() + timeoutMs });
+      this.send(ws, id, frame);
     });
   }
 
@@ -68,23 +85,27 @@ export class QueryConnection {
     if (this.closed) return Promise.reject(new Error("closed"));
     if (this.ws?.readyState === WebSocket.OPEN) return Promise.resolve(this.ws);
     this.opening ??= new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(this.url, { maxPayload: MAX_FRAME_BYTES, handshakeTimeout: this.connectTimeoutMs });
+      const ws = new WebSocket(this.url, { maxPayload: this.o.maxFrameBytes, handshakeTimeout: this.o.connectTimeoutMs ?? 5_000 });
       ws.on("open", () => {
         this.ws = ws;
         this.opening = undefined;
         resolve(ws);
       });
-      ws.on("message", (data) => this.onMessage(data.toString()));
-      ws.on("error", (err) => {
+      ws.on("message", (data) => this.onMessage(ws, data.toString()));
+      ws.on("error", (err: Error & { code?: string }) => {
+        // A frame over maxPayload: ws closes the connection; the queries end with the reason.
+        if (err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") this.tooLarge = true;
         if (this.opening && this.ws !== ws) {
           this.opening = undefined;
           reject(err);
         }
       });
       ws.on("close", () => {
+        this.auth.reset();
         if (this.ws === ws) {
           this.ws = undefined;
-          this.failAll("connection lost");
+          this.failAll(this.tooLarge ? `the relay sent a frame over ${this.o.maxFrameBytes} bytes` : "connection lost");
+          this.tooLarge = false;
         } else if (this.opening) {
           this.opening = undefined;
           reject(new Error("connection closed while opening"));
@@ -94,7 +115,7 @@ export class QueryConnection {
     return this.opening;
   }
 
-  private onMessage(text: string): void {
+  private onMessage(ws: WebSocket, text: string): void {
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -102,11 +123,38 @@ export class QueryConnection {
       return; // Not NIP-01: nothing to route.
     }
     if (!Array.isArray(msg) || typeof msg[1] !== "string") return;
-    const q = this.open.get(msg[1]);
+    if (msg[0] === "AUTH") {
+      void this.auth.challenged(msg[1], (frame) => ws.readyState === WebSocket.OPEN && ws.send(frame), Math.floor(Date.now() / 1000))
+        .catch(() => undefined);
+      return;
+    }
+    if (msg[0] === "OK" && this.auth.ok(msg[1], msg[2] === true, String(msg[3] ?? ""))) return;
+    const id = msg[1];
+    const q = this.open.get(id);
     if (!q) return;
     if (msg[0] === "EVENT") q.onEvent(msg[2]);
     else if (msg[0] === "EOSE") q.finish({ complete: true });
-    else if (msg[0] === "CLOSED") q.finish({ complete: false, reason: `closed by relay: ${String(msg[2] ?? "")}` });
+    else if (msg[0] === "CLOSED") void this.closedByRelay(ws, id, q, String(msg[2] ?? ""));
+  }
+
+  /** A query the relay ended: one refused for want of AUTH is sent again once the relay accepted ours. */
+  private async closedByRelay(ws: WebSocket, id: string, q: OpenQuery, reason: string): Promise<void> {
+    if (reason.startsWith(AUTH_REQUIRED) && !q.retried) {
+      q.retried = true;
+      const outcome = await this.auth.settled(Math.max(1, q.deadline - Date.now()));
+      if (outcome?.accepted && this.open.get(id) === q && ws.readyState === WebSocket.OPEN) {
+        this.send(ws, id, q.frame);
+        return;
+      }
+      if (outcome && !outcome.accepted) reason = `${reason} (our AUTH: ${outcome.reason})`;
+    }
+    q.finish({ complete: false, reason: `closed by relay: ${reason}` });
+  }
+
+  private send(ws: WebSocket, id: string, frame: string): void {
+    ws.send(frame, (err) => {
+      if (err) this.open.get(id)?.finish({ complete: false, reason: `send: ${err.message}` });
+    });
   }
 
   private failAll(reason: string): void {

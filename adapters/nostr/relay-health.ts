@@ -12,6 +12,16 @@ export interface RelayHealth {
   /** Connections made after the first one. */
   reconnects: number;
   eventsReceived: number;
+  /** NIP-42: whether the relay asked this daemon to authenticate, and how its last answer went. */
+  auth: RelayAuthHealth;
+}
+
+export interface RelayAuthHealth {
+  asked: boolean;
+  /** null until the relay answered an AUTH (or when none was sent: no key to answer with). */
+  accepted: boolean | null;
+  /** Why the relay refused the last AUTH. */
+  refusal?: string;
 }
 
 /** Mutable health records of a fixed set of relays; snapshots are copies. */
@@ -20,7 +30,7 @@ export class RelayHealthBook {
   private readonly everConnected = new Set<string>();
 
   constructor(urls: readonly string[]) {
-    for (const url of urls) this.records.set(url, { url, connected: false, reconnects: 0, eventsReceived: 0 });
+    for (const url of urls) this.records.set(url, { url, connected: false, reconnects: 0, eventsReceived: 0, auth: { asked: false, accepted: null } });
   }
 
   /** Records a connection; true when it is a reconnection (the relay was connected before). */
@@ -51,12 +61,22 @@ export class RelayHealthBook {
     r.lastEventAt = at;
   }
 
+  authAsked(url: string): void {
+    this.get(url).auth.asked = true;
+  }
+
+  /** The relay's answer to an AUTH: accepted, or refused with its reason. */
+  authAnswered(url: string, accepted: boolean, reason?: string): void {
+    const r = this.get(url);
+    r.auth = { asked: true, accepted, ...(accepted || reason === undefined ? {} : { refusal: reason }) };
+  }
+
   isConnected(url: string): boolean {
     return this.get(url).connected;
   }
 
   snapshot(): RelayHealth[] {
-    return [...this.records.values()].map((r) => ({ ...r }));
+    return [...this.records.values()].map((r) => ({ ...r, auth: { ...r.auth } }));
   }
 
   private get(url: string): RelayHealth {

@@ -1,12 +1,38 @@
 // A real Nostr relay in-process: @nostr-relay/core over a SQLite file, served by `ws` on
-// loopback. The daemon can run it as its default relay; tests run it as "the network".
+// loopback. The daemon runs it as its default relay, guarded (the project's people only, bounded
+// frames, connections, rates and buffers); tests run it open as "the network".
 
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createOutgoingNoticeMessage } from "@nostr-relay/common";
 import { NostrRelay } from "@nostr-relay/core";
-import { TagQueryRepository } from "./tag-query-repository.js";
 import { Validator } from "@nostr-relay/validator";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { AccessPolicy } from "../../src/relay-guard/access.js";
+import type { ConnectionLimits } from "../../src/relay-guard/admission.js";
+import { inboundRate, ratesFor, type ClientLimits } from "../../src/relay-guard/client-limits.js";
+import { transportLimits, type TransportLimits } from "../../src/relay-guard/transport-limits.js";
+import { InboundBudget } from "./inbound-budget.js";
+import { AccessPlugin } from "./relay-access-plugin.js";
+import { RelayCounters, type RelayCountersSnapshot } from "./relay-counters.js";
+import { frameHandler } from "./relay-frames.js";
+import { RelaySession } from "./relay-session.js";
+import { TagQueryRepository } from "./tag-query-repository.js";
+import { gateUpgrades } from "./upgrade-gate.js";
+
+/** The protections; each one left out is off (an open relay, as tests use for "the network"). */
+export interface RelayGuardOptions {
+  /** Frames, requests and stored events bounded from this (transport-limits.ts). */
+  maxEventBytes?: number;
+  connections?: ConnectionLimits;
+  client?: ClientLimits;
+  /** What every connection but the daemon's own may send together, per second; over it they are paused. */
+  inboundBytesPerSecond?: number;
+  /** Origins of web pages let in; without: any. A browser always sends its page's origin. */
+  allowedOrigins?: readonly string[];
+  access?: AccessPolicy;
+  /** Keys whose authenticated connections are the daemon's own: not rate or buffer limited. */
+  trusted?: ReadonlySet<string>;
+}
 
 export interface EmbeddedRelayOptions {
   /** Loopback only by default: the embedded relay is not meant to face a network. */
@@ -15,21 +41,32 @@ export interface EmbeddedRelayOptions {
   port?: number;
   /** SQLite file holding the relay's events (created when missing). */
   dbPath: string;
+  guard?: RelayGuardOptions;
+}
+
+export interface EmbeddedRelayStats extends RelayCountersSnapshot {
+  limits: (TransportLimits & ConnectionLimits & ClientLimits) | null;
+  auth: AccessPolicy["auth"] | null;
 }
 
 export interface EmbeddedRelay {
   url: string;
   port: number;
+  stats(): EmbeddedRelayStats;
   /** Drops every client, stops listening and closes the database. Idempotent. */
   close(): Promise<void>;
 }
 
 // The library's default of 20 subscriptions per connection is an LRU that silently evicts the
-// oldest: a client holding many live subscriptions would lose one without being told.
-const MAX_SUBSCRIPTIONS_PER_CLIENT = 256;
+// oldest: a client holding many live subscriptions would lose one without being told. With a
+// client limit, REQs over it are refused before the LRU could evict.
+const OPEN_MAX_SUBSCRIPTIONS = 256;
 
 export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<EmbeddedRelay> {
   const host = opts.host ?? "127.0.0.1";
+  const guard = opts.guard ?? {};
+  const limits = guard.maxEventBytes !== undefined ? transportLimits(guard.maxEventBytes) : undefined;
+  const asksAuth = guard.access !== undefined && guard.access.auth !== "off";
   const repository = new TagQueryRepository(opts.dbPath);
   await repository.init();
   const relay = new NostrRelay(repository, {
@@ -38,55 +75,95 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
     // The per-id result cache would remember a forged copy's rejection and then refuse the
     // genuine event with the same id for ten minutes.
     eventHandlingResultCacheTtl: 0,
-    maxSubscriptionsPerClient: MAX_SUBSCRIPTIONS_PER_CLIENT,
+    maxSubscriptionsPerClient: guard.client ? guard.client.maxSubscriptions + 1 : OPEN_MAX_SUBSCRIPTIONS,
+    // Set, it makes the library send each connection its AUTH challenge (NIP-42) on connect.
+    ...(asksAuth ? { hostname: host } : {}),
   });
-  const validator = new Validator();
+  const counters = new RelayCounters();
+  let port = 0;
+  relay.register(new AccessPlugin({
+    counters, host, port: () => port, nowSecs: () => Math.floor(Date.now() / 1000),
+    ...(guard.access ? { access: guard.access } : {}),
+    ...(guard.trusted ? { trusted: guard.trusted } : {}),
+    ...(guard.client ? { client: guard.client } : {}),
+    ...(limits ? { maxEventBytes: limits.maxEventBytes } : {}),
+  }));
+  // The library caps content at 100 KB by default: the project's event limit is the bound here.
+  const validator = new Validator(limits ? { maxContentLength: limits.maxEventBytes } : {});
+  const handle = frameHandler({ relay, validator, counters, ...(limits ? { limits } : {}), ...(guard.access ? { access: guard.access } : {}) });
+  const client = guard.client ? { limits: guard.client, rates: ratesFor(guard.client, limits?.maxFrameBytes ?? 0) } : undefined;
+  const budget = guard.inboundBytesPerSecond !== undefined
+    ? new InboundBudget(inboundRate(guard.inboundBytesPerSecond, limits?.maxFrameBytes ?? 0), () => Date.now())
+    : undefined;
+  const sessions = new Set<RelaySession>();
 
-  const wss = new WebSocketServer({ host, port: opts.port ?? 0 });
-  wss.on("connection", (ws, req) => serveClient(relay, validator, ws, req.socket.remoteAddress));
+  const server = createServer();
+  // perMessageDeflate is off (the default): a compressed frame cannot inflate past maxPayload.
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false, ...(limits ? { maxPayload: limits.maxFrameBytes } : {}) });
+  const onConnection = (ws: WebSocket, address: string) => {
+    const session = new RelaySession(ws, {
+      address, counters, now: () => Date.now(), handle,
+      initialTier: asksAuth ? "stranger" : "member",
+      ...(client ? { client } : {}),
+      ...(budget ? { budget } : {}),
+      ...(limits ? { maxStrangerFrameBytes: limits.maxUnauthenticatedFrameBytes } : {}),
+    });
+    sessions.add(session);
+    counters.connections++;
+    counters.accepted++;
+    relay.handleConnection(session, address);
+    ws.on("message", (data: Buffer) => session.receive(data));
+    ws.on("close", () => {
+      sessions.delete(session);
+      counters.connections--;
+      if (session.authed !== undefined) counters.authenticated--;
+      session.closed();
+      relay.handleDisconnect(session);
+    });
+    // A frame over maxPayload, bad UTF-8, a broken frame: ws closes with 1009/1007/1002 but would
+    // wait up to 30 s for the client's close frame; the connection is cut at once instead.
+    ws.on("error", (err: Error & { code?: string }) => {
+      session.cut(err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" ? "frame_too_large" : "bad_frame");
+    });
+  };
+  gateUpgrades(server, wss, {
+    counters, onConnection,
+    ...(guard.connections ? { connections: guard.connections } : {}),
+    ...(guard.allowedOrigins ? { allowedOrigins: guard.allowedOrigins } : {}),
+  });
   try {
-    await listening(wss);
+    await listen(server, host, opts.port ?? 0);
   } catch (err) {
     await relay.destroy();
     await repository.destroy();
     throw err;
   }
-  const port = (wss.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= shutdown(wss, relay, repository));
-  return { url: `ws://${host}:${port}`, port, close };
+  const close = () => (closing ??= shutdown(server, sessions, relay, repository));
+  const stats = (): EmbeddedRelayStats => ({
+    ...counters.snapshot(),
+    limits: limits && guard.connections && guard.client ? { ...limits, ...guard.connections, ...guard.client } : null,
+    auth: guard.access?.auth ?? null,
+  });
+  return { url: `ws://${host}:${port}`, port, stats, close };
 }
 
-function serveClient(relay: NostrRelay, validator: Validator, ws: WebSocket, ip: string | undefined): void {
-  relay.handleConnection(ws, ip);
-  ws.on("message", (data: RawData) => void handleFrame(relay, validator, ws, data));
-  ws.on("close", () => relay.handleDisconnect(ws));
-  // A client that vanishes mid-frame must not take the relay down with an unhandled 'error'.
-  ws.on("error", () => relay.handleDisconnect(ws));
-}
-
-async function handleFrame(relay: NostrRelay, validator: Validator, ws: WebSocket, data: RawData): Promise<void> {
-  try {
-    const message = await validator.validateIncomingMessage(data);
-    await relay.handleMessage(ws, message);
-  } catch (err) {
-    if (ws.readyState === ws.OPEN) {
-      ws.send(JSON.stringify(createOutgoingNoticeMessage(err instanceof Error ? err.message : String(err))));
-    }
-  }
-}
-
-function listening(wss: WebSocketServer): Promise<void> {
+function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    wss.once("listening", resolve);
-    wss.once("error", reject);
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
 }
 
-async function shutdown(wss: WebSocketServer, relay: NostrRelay, repository: TagQueryRepository): Promise<void> {
-  for (const client of wss.clients) client.terminate();
-  await new Promise<void>((resolve) => wss.close(() => resolve()));
+async function shutdown(server: Server, sessions: Set<RelaySession>, relay: NostrRelay, repository: TagQueryRepository): Promise<void> {
+  for (const s of sessions) s.ws.terminate();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
   await relay.destroy();
   await repository.destroy();
 }

@@ -1,36 +1,15 @@
 // A stand-alone embedded relay process: `node dist/adapters/relay/relay-main.js --port N --db PATH`
 // (or RELAY_PORT / RELAY_DB). Prints `READY <url>` once listening so a parent can wait for it;
-// tests SIGKILL it and start it again on the same port and database.
+// tests SIGKILL it and start it again on the same port and database. Open by default (tests use
+// it as "the network"); the flags turn on the protections the daemon's embedded relay has
+// (relay-main-args.ts).
 
 import { startEmbeddedRelay } from "./embedded-relay.js";
-
-interface RelayArgs {
-  port: number;
-  dbPath: string;
-}
-
-class UsageError extends Error {
-  override name = "UsageError";
-}
-
-function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): RelayArgs {
-  const flag = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const portText = flag("--port") ?? env.RELAY_PORT ?? "0";
-  const dbPath = flag("--db") ?? env.RELAY_DB;
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port must be an integer 0-65535, got "${portText}"`);
-  }
-  if (!dbPath) throw new UsageError("--db PATH (or RELAY_DB) is required: the SQLite file of the relay");
-  return { port, dbPath };
-}
+import { parseRelayArgs, UsageError } from "./relay-main-args.js";
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), process.env);
-  const relay = await startEmbeddedRelay({ port: args.port, dbPath: args.dbPath });
+  const args = parseRelayArgs(process.argv.slice(2), process.env);
+  const relay = await startEmbeddedRelay({ port: args.port, dbPath: args.dbPath, guard: args.guard });
   const stop = () => {
     relay.close().then(
       () => process.exit(0),

@@ -2,8 +2,11 @@
 // Every default lives here; docs/config.md describes each field.
 
 import { z } from "zod";
+import { AUTH_MODES } from "../../src/relay-guard/access.js";
+import { DEFAULT_CONNECTION_LIMITS } from "../../src/relay-guard/admission.js";
+import { DEFAULT_CLIENT_LIMITS, DEFAULT_INBOUND_BYTES_PER_SECOND } from "../../src/relay-guard/client-limits.js";
 import { LOG_LEVELS } from "../log.js";
-import { exactlyOne, loopbackHost, port, positiveInt, pubkey, relativePath, strict, wsUrl } from "./primitives.js";
+import { exactlyOne, loopbackHost, origin, port, positiveInt, pubkey, relativePath, strict, wsUrl } from "./primitives.js";
 
 const SLUG_CHARS = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -32,12 +35,31 @@ const limits = strict({
   cacheBytes: positiveInt.default(32 * 1024 * 1024),
 });
 
+const embeddedRelay = strict({
+  port: port.default(0),
+  host: loopbackHost.default("127.0.0.1"),
+  /** What needs NIP-42 AUTH by one of the project's people: reads (REQ, COUNT), everything, or nothing. */
+  auth: z.enum(AUTH_MODES, { error: `must be one of ${AUTH_MODES.map((m) => `"${m}"`).join(", ")}` }).default("reads"),
+  /** Web pages (by origin) allowed to connect; any other browser connection is refused. */
+  allowedOrigins: z.array(origin).default([]),
+  maxConnections: positiveInt.default(DEFAULT_CONNECTION_LIMITS.maxConnections),
+  maxConnectionsPerAddress: positiveInt.default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
+  newConnectionsPerSecond: positiveInt.default(DEFAULT_CONNECTION_LIMITS.newConnectionsPerSecond),
+  maxSubscriptionsPerClient: positiveInt.default(DEFAULT_CLIENT_LIMITS.maxSubscriptions),
+  messagesPerSecond: positiveInt.default(DEFAULT_CLIENT_LIMITS.messagesPerSecond),
+  bytesPerSecond: positiveInt.default(DEFAULT_CLIENT_LIMITS.bytesPerSecond),
+  maxBufferedBytes: positiveInt.default(DEFAULT_CLIENT_LIMITS.maxBufferedBytes),
+  inboundBytesPerSecond: positiveInt.default(DEFAULT_INBOUND_BYTES_PER_SECOND),
+});
+
 export const configSchema = strict({
   project,
   whitelist: z.array(pubkey).default([]),
   /** Empty: the daemon runs its own embedded relay. */
   relays: z.array(wsUrl).default([]),
-  embeddedRelay: strict({ port: port.default(0), host: loopbackHost.default("127.0.0.1") }).prefault({}),
+  embeddedRelay: embeddedRelay.prefault({}),
+  /** Whose key answers relays' AUTH challenges: an agent's slug, or "owner"; default the orchestrator. */
+  relayAuth: strict({ signer: z.string().min(1, { error: 'must be an agent\'s slug or "owner"' }).optional() }).prefault({}),
   api: strict({ port: port.default(0), host: loopbackHost.default("127.0.0.1") }).prefault({}),
   limits: limits.prefault({}),
   catchup: strict({ overlapSeconds: z.number().int().min(0, { error: "must be 0 or more" }).default(300) }).prefault({}),

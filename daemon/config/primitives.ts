@@ -96,6 +96,11 @@ function isWsUrl(s: string): boolean {
   }
 }
 
+/** A web page's origin as browsers send it (`scheme://host[:port]`), or "null" (sandboxed and file pages). */
+export const origin = z.string().refine((s) => s === "null" || /^[a-z][a-z0-9+.-]*:\/\/[^/\s?#]+$/i.test(s), {
+  error: (iss) => `must be an origin such as "https://tenex.chat" or "http://localhost:5173" (scheme, host and port only; got ${JSON.stringify(iss.input)})`,
+});
+
 export const positiveInt = z.number().int({ error: "must be a whole number" }).positive({ error: "must be greater than 0" });
 
 export const port = z

@@ -36,6 +36,14 @@ export interface LoadedAgent extends AgentInfo {
   backend: AgentBackend;
 }
 
+/** The key that answers relays' AUTH challenges (config.json `relayAuth.signer`). */
+export interface RelayAuthKey {
+  /** An agent's slug, or "owner". */
+  signer: string;
+  pubkey: string;
+  secretKey: Uint8Array;
+}
+
 export interface LoadedProject {
   projectDir: string;
   tenexDir: string;
@@ -46,6 +54,7 @@ export interface LoadedProject {
   owner: { pubkey: string; secretKey?: Uint8Array };
   agents: LoadedAgent[];
   orchestrator: LoadedAgent;
+  relayAuth: RelayAuthKey;
   /** The project as the domain (src/) sees it. */
   info: ProjectInfo;
 }

@@ -6,8 +6,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { finalizeEvent } from "nostr-tools/pure";
 import { WebSocket } from "ws";
-import { startEmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
+import { startEmbeddedRelay, type RelayGuardOptions } from "../../adapters/relay/embedded-relay.js";
+import { authEventTemplate } from "../../src/relay-guard/nip42.js";
 import type { RelayFilter } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 
@@ -28,11 +30,11 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-/** An embedded relay in this process, on a free port, over a temporary (or given) database. */
-export async function startTestRelay(opts: { port?: number; dbPath?: string } = {}): Promise<TestRelay> {
+/** An embedded relay in this process, on a free port, over a temporary (or given) database; open unless `guard` says otherwise. */
+export async function startTestRelay(opts: { port?: number; dbPath?: string; guard?: RelayGuardOptions } = {}): Promise<TestRelay & { stats: () => ReturnType<Awaited<ReturnType<typeof startEmbeddedRelay>>["stats"]> }> {
   const dbPath = opts.dbPath ?? tempDb();
-  const relay = await startEmbeddedRelay({ port: opts.port ?? 0, dbPath });
-  return { url: relay.url, port: relay.port, dbPath, close: relay.close };
+  const relay = await startEmbeddedRelay({ port: opts.port ?? 0, dbPath, ...(opts.guard ? { guard: opts.guard } : {}) });
+  return { url: relay.url, port: relay.port, dbPath, close: relay.close, stats: relay.stats };
 }
 
 export interface SpawnedRelay {
@@ -53,13 +55,17 @@ export interface ChildExit {
   signal: NodeJS.Signals | null;
 }
 
-/** The relay as a child process (`node dist/adapters/relay/relay-main.js`; needs a build). */
-export async function spawnRelay(opts: { port?: number; dbPath?: string } = {}): Promise<SpawnedRelay> {
+/**
+ * The relay as a child process (`node dist/adapters/relay/relay-main.js`; needs a build). Open,
+ * unless `flags` turn protections on (relay-main-args.ts).
+ */
+export async function spawnRelay(opts: { port?: number; dbPath?: string; flags?: string[] } = {}): Promise<SpawnedRelay> {
   if (!existsSync(RELAY_MAIN)) throw new Error(`${RELAY_MAIN} missing: run \`npx tsc -p tsconfig.build.json\` first`);
   const dbPath = opts.dbPath ?? tempDb();
+  const flags = opts.flags ?? [];
   let child: ChildProcess;
   let url: string;
-  ({ child, url } = await startChild(opts.port ?? 0, dbPath));
+  ({ child, url } = await startChild(opts.port ?? 0, dbPath, flags));
   const port = Number(new URL(url).port);
 
   const kill = async (signal: NodeJS.Signals = "SIGKILL"): Promise<ChildExit> => {
@@ -76,14 +82,14 @@ export async function spawnRelay(opts: { port?: number; dbPath?: string } = {}):
     kill,
     restart: async () => {
       await kill();
-      ({ child, url } = await startChild(port, dbPath));
+      ({ child, url } = await startChild(port, dbPath, flags));
     },
     close: () => kill("SIGTERM"),
   };
 }
 
-async function startChild(port: number, dbPath: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [RELAY_MAIN, "--port", String(port), "--db", dbPath], {
+async function startChild(port: number, dbPath: string, flags: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [RELAY_MAIN, "--port", String(port), "--db", dbPath, ...flags], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   // A relay left behind by a crashed test run would hold its port forever.
@@ -158,18 +164,39 @@ export function publishManyRaw(url: string, events: readonly NostrEvent[]): Prom
   }, RAW_TIMEOUT_MS + RAW_TIMEOUT_PER_EVENT_MS * events.length);
 }
 
-/** Sends REQ and returns the stored events up to EOSE. */
-export function queryRaw(url: string, filter: RelayFilter): Promise<NostrEvent[]> {
+/**
+ * Sends REQ and returns the stored events up to EOSE; rejects if the relay closes the query. With
+ * `auth` (a secret key) it first answers the relay's AUTH challenge (NIP-42), as a client of a
+ * daemon's embedded relay must to read anything.
+ */
+export async function queryRaw(url: string, filter: RelayFilter, opts: { auth?: Uint8Array } = {}): Promise<NostrEvent[]> {
+  const r = await reqRaw(url, filter, opts);
+  if (r.closed !== undefined) throw new Error(`relay closed the query: ${r.closed}`);
+  return r.events;
+}
+
+/** REQ as queryRaw, but a CLOSED is an answer: the events sent before it and the relay's reason. */
+export function reqRaw(url: string, filter: RelayFilter, opts: { auth?: Uint8Array } = {}): Promise<{ events: NostrEvent[]; closed?: string }> {
   const subId = `raw-${Math.random().toString(36).slice(2, 10)}`;
   return withSocket(url, (ws, done, fail) => {
     const events: NostrEvent[] = [];
+    let authId: string | undefined;
+    const req = () => ws.send(JSON.stringify(["REQ", subId, filter]));
     frames(ws, (m) => {
+      if (m[0] === "AUTH" && opts.auth) {
+        const ev = finalizeEvent(authEventTemplate(String(m[1]), url, Math.floor(Date.now() / 1000)), opts.auth);
+        authId = ev.id;
+        ws.send(JSON.stringify(["AUTH", ev]));
+      } else if (m[0] === "OK" && m[1] === authId) {
+        if (m[2] === true) req();
+        else fail(new Error(`relay refused our AUTH: ${String(m[3])}`));
+      }
       if (m[1] !== subId) return;
       if (m[0] === "EVENT") events.push(m[2] as NostrEvent);
-      else if (m[0] === "EOSE") done(events);
-      else if (m[0] === "CLOSED") fail(new Error(`relay closed the query: ${String(m[2])}`));
+      else if (m[0] === "EOSE") done({ events });
+      else if (m[0] === "CLOSED") done({ events, closed: String(m[2]) });
     });
-    ws.send(JSON.stringify(["REQ", subId, filter]));
+    if (!opts.auth) req();
   });
 }
 

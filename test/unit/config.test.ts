@@ -62,7 +62,12 @@ describe("loadProject: the example project", () => {
       turnTimeoutSeconds: 600, repeatRoutingThreshold: 3, stallThreshold: 3, maxConcurrentConversations: 8,
       cacheBytes: 32 * 1024 * 1024,
     });
-    expect(c.embeddedRelay).toEqual({ port: 0, host: "127.0.0.1" });
+    expect(c.embeddedRelay).toEqual({
+      port: 0, host: "127.0.0.1", auth: "reads", allowedOrigins: [], maxConnections: 128, maxConnectionsPerAddress: 64,
+      newConnectionsPerSecond: 50, maxSubscriptionsPerClient: 64, messagesPerSecond: 100, bytesPerSecond: 1_048_576,
+      maxBufferedBytes: 16_777_216, inboundBytesPerSecond: 4_194_304,
+    });
+    expect(c.relayAuth).toEqual({});
     expect([c.catchup.overlapSeconds, c.heartbeatSeconds, c.logLevel, c.whitelist]).toEqual([300, 15, "info", []]);
   });
 

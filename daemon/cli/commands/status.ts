@@ -56,7 +56,7 @@ function daemonText(s: DaemonStatus): string {
   const lag = new Map(s.lag.map((l) => [l.url, l.behindSeconds]));
   const relays = s.relays.map((r) => [
     r.url, r.connected ? "yes" : "NO", ago(r.lastEventAt, now), lag.get(r.url) != null ? `${lag.get(r.url)}s` : "-",
-    String(r.reconnects), r.lastError ? clip(r.lastError, 60) : "-",
+    String(r.reconnects), authText(r.auth), r.lastError ? clip(r.lastError, 60) : "-",
   ]);
   const rejected = Object.entries(s.ingest.rejected).map(([k, v]) => `${k} ${v}`).join(", ");
   const unread = s.unread.byAgent.map((a) => [a.slug, String(a.unread), a.unread > s.unread.threshold ? "OVER" : ""]);
@@ -78,9 +78,10 @@ ${fields([
     ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
     ["turns", `open ${s.turns.open}, stuck ${s.turns.stuck.length}`],
+    ...(s.embeddedRelay ? [["embedded relay", embeddedText(s.embeddedRelay)] as [string, string]] : []),
   ])}
 Relays
-${formatTable(["URL", "CONNECTED", "LAST EVENT", "BEHIND", "RECONNECTS", "LAST ERROR"], relays, "  ")}
+${formatTable(["URL", "CONNECTED", "LAST EVENT", "BEHIND", "RECONNECTS", "AUTH", "LAST ERROR"], relays, "  ")}
 Unread
 ${formatTable(["AGENT", "UNREAD", ""], unread, "  ")}${stuck.length > 0 ? `
 Stuck turns
@@ -91,6 +92,19 @@ ${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : "
 
 function damageSection(damage: readonly DamageRecord[]): string {
   return damage.length > 0 ? `Damage in the logs\n${damageTable(damage, "  ")}  ${CLEAR_HINT}\n` : "";
+}
+
+/** NIP-42 on one relay: not asked, asked and answered (accepted or why not), or asked and unanswered. */
+function authText(a: DaemonStatus["relays"][number]["auth"]): string {
+  if (!a.asked) return "-";
+  if (a.accepted === null) return "asked";
+  return a.accepted ? "accepted" : `REFUSED${a.refusal ? `: ${clip(a.refusal, 40)}` : ""}`;
+}
+
+/** Connections to the embedded relay and what it refused, by reason. */
+function embeddedText(r: NonNullable<DaemonStatus["embeddedRelay"]>): string {
+  const refused = Object.entries(r.refused).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
+  return `${r.url}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */
