@@ -74,6 +74,8 @@ export class Daemon {
   private releaseLock: () => void = () => undefined;
   relayUrls: string[] = [];
   embedded: EmbeddedRelay | undefined;
+  /** The embedded relay's own process, started first so that it boots while the daemon recovers. */
+  private embeddedStarting: Promise<EmbeddedRelay> | undefined;
   gateway: NdkGateway | undefined;
   sync: RelaySync | undefined;
   readonly clock: Clock;
@@ -143,6 +145,7 @@ export class Daemon {
       this.logger.info("made private", { entries: loose.changed.length, examples: loose.changed.slice(0, 3).map((o) => `${o.path} ${o.mode.toString(8)}`) });
     }
     for (const f of loose.failed) this.problem("not_private", `${f.path} is open to other users and could not be changed (${f.error}): fix it by hand`);
+    this.startEmbeddedRelay();
 
     this.log = new FileConversationLog(dir, {
       onProblem: (p) => {
@@ -310,15 +313,31 @@ export class Daemon {
     return relays.length === 0 ? [EMBEDDED_MARK] : [...relays];
   }
 
+  /** Without relays configured: the embedded relay, in a process of its own unless `embeddedRelay.inProcess`. */
+  private startEmbeddedRelay(): void {
+    const { config, tenexDir } = this.project;
+    if (config.relays.length > 0) return;
+    const dbPath = join(tenexDir, "relay.sqlite");
+    // Created private here: the relay's library would make it 0644 (its -wal and -shm follow it).
+    ensurePrivateFile(dbPath);
+    const opts = { host: config.embeddedRelay.host, port: config.embeddedRelay.port, dbPath, guard: embeddedRelayGuard(this.project) };
+    const log = this.logger.child({ component: "relay" });
+    // Loaded only when used: the relay implementation is a good part of a process's memory.
+    this.embeddedStarting = config.embeddedRelay.inProcess
+      ? import("../adapters/relay/embedded-relay.js").then((m) => m.startEmbeddedRelay(opts))
+      : import("../adapters/relay/relay-process.js").then((m) => m.startRelayProcess({
+        ...opts,
+        onLog: (line) => log.warn("relay process", { line }),
+        onExit: (detail) => this.problem("embedded_relay_exited", `${detail}; starting it again`),
+      }));
+    // Awaited in connectRelays; a start that fails before then must not be an unhandled rejection.
+    this.embeddedStarting.catch(() => undefined);
+  }
+
   private async connectRelays(): Promise<void> {
-    const { config, tenexDir, relayAuth } = this.project;
-    if (config.relays.length === 0) {
-      // Loaded only when used: the relay implementation is a good part of the daemon's memory.
-      const { startEmbeddedRelay } = await import("../adapters/relay/embedded-relay.js");
-      const dbPath = join(tenexDir, "relay.sqlite");
-      // Created private here: the relay's library would make it 0644 (its -wal and -shm follow it).
-      ensurePrivateFile(dbPath);
-      this.embedded = await startEmbeddedRelay({ host: config.embeddedRelay.host, port: config.embeddedRelay.port, dbPath, guard: embeddedRelayGuard(this.project) });
+    const { config, relayAuth } = this.project;
+    if (this.embeddedStarting) {
+      this.embedded = await this.embeddedStarting;
       this.relayUrls = [this.embedded.url];
     } else {
       this.relayUrls = [...config.relays];
@@ -405,7 +424,8 @@ export class Daemon {
     await this.store?.indexed();
     await this.verifier?.close();
     await this.gateway?.close();
-    await this.embedded?.close();
+    // Started, but open() failed before it was awaited: it must not outlive the daemon.
+    await (this.embedded ?? (await this.embeddedStarting?.catch(() => undefined)))?.close();
     await this.log?.close();
     // Closing the log flushed what was still queued (an outbox `sent` record, say): into the
     // index before it closes, or the clean-shutdown marker would let the next start skip it.

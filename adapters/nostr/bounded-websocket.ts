@@ -4,12 +4,21 @@
 
 import { WebSocket, type ClientOptions } from "ws";
 
+// NDK opens its sockets with no handshake timeout: a relay that accepts the connection and never
+// answers the upgrade (one still starting, or a hostile one) would hold it "connecting" forever,
+// and neither NDK nor the gateway's reconnector tries again while a connection is in flight.
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
 export class BoundedWebSocket extends WebSocket {
   /** One limit for every socket made from the global (the process holds one daemon). */
   static maxPayload = 1024 * 1024;
 
   constructor(address: string | URL, protocols?: string | string[], options?: ClientOptions) {
-    super(address, protocols ?? [], { ...options, maxPayload: Math.min(options?.maxPayload ?? Number.POSITIVE_INFINITY, BoundedWebSocket.maxPayload) });
+    super(address, protocols ?? [], {
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      ...options,
+      maxPayload: Math.min(options?.maxPayload ?? Number.POSITIVE_INFINITY, BoundedWebSocket.maxPayload),
+    });
   }
 }
 

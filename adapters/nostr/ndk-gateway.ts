@@ -31,6 +31,7 @@ export interface NdkGatewayOptions {
   authKey?: Uint8Array;
 }
 
+const AUTH_REQUIRED = "auth-required:";
 const DEFAULTS = { connectTimeoutMs: 5_000, publishTimeoutMs: 5_000, fetchTimeoutMs: 10_000, maxFrameBytes: 1024 * 1024 };
 const systemClock: Clock = { now: () => Date.now() };
 
@@ -88,7 +89,12 @@ export class NdkGateway implements RelayGateway {
         this.health_.event(url, this.clock.now());
         onEvent(ev, url);
       },
-      onClosedByRelay: (url, reason) => this.health_.error(url, `subscription closed by relay: ${reason}`, this.clock.now()),
+      onClosedByRelay: (url, reason) => {
+        // Sent before our AUTH was answered: NDK sends the REQ again once the relay accepts it
+        // (a refusal shows in the relay's auth health).
+        if (this.authSigner && reason.startsWith(AUTH_REQUIRED)) return;
+        this.health_.error(url, `subscription closed by relay: ${reason}`, this.clock.now());
+      },
       onDone: (s) => this.live.delete(s),
     });
     this.live.add(sub);

@@ -3,7 +3,7 @@
 // frames, connections, rates and buffers); tests run it open as "the network".
 
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import { NostrRelay } from "@nostr-relay/core";
 import { Validator } from "@nostr-relay/validator";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -42,11 +42,15 @@ export interface EmbeddedRelayOptions {
   /** SQLite file holding the relay's events (created when missing). */
   dbPath: string;
   guard?: RelayGuardOptions;
+  /** A socket already listening (handed over by a parent process): used instead of host and port. */
+  listenOn?: NetServer;
 }
 
 export interface EmbeddedRelayStats extends RelayCountersSnapshot {
-  limits: (TransportLimits & ConnectionLimits & ClientLimits) | null;
+  limits: (TransportLimits & ConnectionLimits & ClientLimits & { inboundBytesPerSecond: number | null }) | null;
   auth: AccessPolicy["auth"] | null;
+  /** When the relay runs in a process of its own (relay-process.ts): which, and how often it was started again. */
+  process?: { pid: number | null; restarts: number };
 }
 
 export interface EmbeddedRelay {
@@ -63,7 +67,7 @@ export interface EmbeddedRelay {
 const OPEN_MAX_SUBSCRIPTIONS = 256;
 
 export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<EmbeddedRelay> {
-  const host = opts.host ?? "127.0.0.1";
+  const host = opts.listenOn ? (opts.listenOn.address() as AddressInfo).address : (opts.host ?? "127.0.0.1");
   const guard = opts.guard ?? {};
   const limits = guard.maxEventBytes !== undefined ? transportLimits(guard.maxEventBytes) : undefined;
   const asksAuth = guard.access !== undefined && guard.access.auth !== "off";
@@ -132,7 +136,7 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
     ...(guard.allowedOrigins ? { allowedOrigins: guard.allowedOrigins } : {}),
   });
   try {
-    await listen(server, host, opts.port ?? 0);
+    await listen(server, opts.listenOn ?? { host, port: opts.port ?? 0 });
   } catch (err) {
     await relay.destroy();
     await repository.destroy();
@@ -144,19 +148,23 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
   const close = () => (closing ??= shutdown(server, sessions, relay, repository));
   const stats = (): EmbeddedRelayStats => ({
     ...counters.snapshot(),
-    limits: limits && guard.connections && guard.client ? { ...limits, ...guard.connections, ...guard.client } : null,
+    limits: limits && guard.connections && guard.client
+      ? { ...limits, ...guard.connections, ...guard.client, inboundBytesPerSecond: guard.inboundBytesPerSecond ?? null }
+      : null,
     auth: guard.access?.auth ?? null,
   });
   return { url: `ws://${host}:${port}`, port, stats, close };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: Server, on: NetServer | { host: string; port: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    const done = () => {
       server.off("error", reject);
       resolve();
-    });
+    };
+    if ("host" in on) server.listen(on.port, on.host, done);
+    else server.listen(on, done);
   });
 }
 

@@ -38,6 +38,8 @@ const limits = strict({
 const embeddedRelay = strict({
   port: port.default(0),
   host: loopbackHost.default("127.0.0.1"),
+  /** Run the relay inside the daemon's process instead of a process of its own (docs/architecture.md). */
+  inProcess: z.boolean({ error: "must be true or false" }).default(false),
   /** What needs NIP-42 AUTH by one of the project's people: reads (REQ, COUNT), everything, or nothing. */
   auth: z.enum(AUTH_MODES, { error: `must be one of ${AUTH_MODES.map((m) => `"${m}"`).join(", ")}` }).default("reads"),
   /** Web pages (by origin) allowed to connect; any other browser connection is refused. */

@@ -1,14 +1,18 @@
 // The daemon's embedded relay (issue 13) as strangers on this machine would treat it, with the
-// daemon as a child process and its real default configuration (relays: [], the example project):
+// daemon as a child process and its real default configuration (relays: [], the example project;
+// the relay runs in a process of its own, started by the daemon):
 // - a web page (Origin: http://evil.example) is refused before it is a WebSocket;
 // - a client that did not AUTH, or authenticated as a stranger, reads none of the project's
 //   events, while the owner (AUTH) does;
 // - a stranger's EVENT is refused and not stored;
-// - 100 clients on loopback send, for a bounded time, complete frames at the relay's largest frame,
-//   complete 1 MB frames and frames whose header claims 95 MB (then stream its bytes): the daemon's
-//   resident memory (VmRSS) stays <= 200 MB during and after, and it still ingests an owner event.
-// Before the fix the same daemon read the page's events, stored the stranger's and grew past 600 MB
-// (where the attack is stopped: it would go on growing).
+// - 100 clients on loopback send, for a bounded time, complete frames at the relay's limits (the
+//   largest frame from a client without AUTH, and from one of the project's people), complete 1 MB
+//   frames and frames whose header claims 95 MB (then stream its bytes): the daemon's resident
+//   memory (VmRSS) stays <= 200 MB during and after, so does the relay process's, and the daemon
+//   still ingests an owner event;
+// - the relay process, SIGKILLed, is started again and serves; SIGKILL the daemon and it goes too.
+// Before the fix the daemon (relay in-process) served the page's events, stored the stranger's and
+// grew past 544-600 MB (where the attack is stopped: it would go on growing).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +40,14 @@ let project: TestProject;
 let daemon: SpawnedDaemon;
 let url: string;
 let pid: number;
+
+/** The relay process's pid, from the daemon's status. */
+async function relayPid(): Promise<number> {
+  const status = await apiStatus(project.tenexDir);
+  const p = status?.embeddedRelay?.process?.pid;
+  expect(p, "the status names the relay process").toEqual(expect.any(Number));
+  return p as number;
+}
 
 beforeAll(async () => {
   expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
@@ -97,6 +109,8 @@ describe("the embedded relay under 100 hostile clients", () => {
   it(`keeps the daemon's RSS <= ${RSS_LIMIT_MB} MB during and after, and the daemon still ingests`, async () => {
     const limits = transportLimits(MAX_EVENT_BYTES);
     const readyRss = rssMb(pid)!;
+    const rpid = await relayPid();
+    const relayReadyRss = rssMb(rpid)!;
     // Strangers' signed EVENTs that fill, to the byte, the largest frame the relay reads from a
     // connection without AUTH, and the largest it reads from one of the project's people.
     const key = newKey();
@@ -109,12 +123,14 @@ describe("the embedded relay under 100 hostile clients", () => {
     });
 
     let maxRss = readyRss;
+    let relayMaxRss = relayReadyRss;
     let aborted = false;
     const sampler = setInterval(() => {
-      const rss = rssMb(pid);
-      if (rss === undefined) return;
+      const rss = rssMb(pid) ?? 0;
+      const relayRss = rssMb(rpid) ?? 0;
       maxRss = Math.max(maxRss, rss);
-      if (rss > SAFETY_MB) aborted = true;
+      relayMaxRss = Math.max(relayMaxRss, relayRss);
+      if (rss > SAFETY_MB || relayRss > SAFETY_MB) aborted = true;
     }, 100);
     let report;
     try {
@@ -128,12 +144,16 @@ describe("the embedded relay under 100 hostile clients", () => {
       clearInterval(sampler);
     }
     const afterRss = rssMb(pid);
+    const relayAfterRss = rssMb(rpid);
     const status = await apiStatus(project.tenexDir);
     recordFigures("relay-hostile", {
       hostile_clients: CLIENTS, attack_ms: ATTACK_MS, connections: report.connections, refused_upgrades: report.refusedUpgrades,
       frames_at_unauthenticated_limit: report.framesAtLimit[0], frames_at_event_limit: report.framesAtLimit[1], frames_1mb: report.framesOf1MB, frames_claiming_95mb: report.framesClaiming95MB,
       bytes_sent: report.bytesSent, rss_ready_mb: Math.round(readyRss), rss_max_mb: Math.round(maxRss),
-      rss_after_mb: afterRss === undefined ? null : Math.round(afterRss), refused: status?.embeddedRelay?.refused ?? null,
+      rss_after_mb: afterRss === undefined ? null : Math.round(afterRss),
+      relay_rss_ready_mb: Math.round(relayReadyRss), relay_rss_max_mb: Math.round(relayMaxRss),
+      relay_rss_after_mb: relayAfterRss === undefined ? null : Math.round(relayAfterRss),
+      refused: status?.embeddedRelay?.refused ?? null,
     });
     expect(aborted, `RSS passed ${SAFETY_MB} MB: the attack was stopped`).toBe(false);
     expect(daemon.child.exitCode, "the daemon died under the attack").toBeNull();
@@ -144,9 +164,34 @@ describe("the embedded relay under 100 hostile clients", () => {
     expect(report.framesClaiming95MB).toBeGreaterThan(0);
     expect(maxRss).toBeLessThanOrEqual(RSS_LIMIT_MB);
     expect(afterRss).toBeLessThanOrEqual(RSS_LIMIT_MB);
+    // What strangers send is parsed in the relay process: bounded there too.
+    expect(relayMaxRss).toBeLessThanOrEqual(RSS_LIMIT_MB);
+    expect(relayAfterRss).toBeLessThanOrEqual(RSS_LIMIT_MB);
     expect(status, "the status API answers").toBeDefined();
     expect(status.embeddedRelay.refused.frame_too_large).toBeGreaterThan(0);
     expect(status.embeddedRelay.refused.write_restricted).toBeGreaterThan(0);
     await ownerEventIngested("still listening after the flood");
   }, ATTACK_MS + 60_000);
+});
+
+describe("the embedded relay's process", () => {
+  it("is started again when it dies, and the daemon reads from it again", async () => {
+    const first = await relayPid();
+    process.kill(first, "SIGKILL");
+    const second = await eventually(async () => {
+      const s = await apiStatus(project.tenexDir);
+      const p = s?.embeddedRelay?.process;
+      // Started again, and the daemon connected to it again (and authenticated).
+      const back = s?.relays?.[0]?.connected === true && s.relays[0].reconnects >= 1 && s.embeddedRelay.authenticated >= 1;
+      return back && p?.restarts === 1 && typeof p.pid === "number" && p.pid !== first ? (p.pid as number) : undefined;
+    }, 30_000, "the relay process to be started again and the daemon back on it");
+    expect(rssMb(second)).toBeDefined();
+    await ownerEventIngested("after the relay process was restarted");
+  }, 60_000);
+
+  it("does not outlive a SIGKILLed daemon", async () => {
+    const relay = await relayPid();
+    await daemon.kill();
+    await eventually(() => (rssMb(relay) === undefined ? true : undefined), 10_000, `relay process ${relay} to exit`);
+  }, 30_000);
 });

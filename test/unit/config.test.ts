@@ -63,7 +63,7 @@ describe("loadProject: the example project", () => {
       cacheBytes: 32 * 1024 * 1024,
     });
     expect(c.embeddedRelay).toEqual({
-      port: 0, host: "127.0.0.1", auth: "reads", allowedOrigins: [], maxConnections: 128, maxConnectionsPerAddress: 64,
+      port: 0, host: "127.0.0.1", inProcess: false, auth: "reads", allowedOrigins: [], maxConnections: 128, maxConnectionsPerAddress: 64,
       newConnectionsPerSecond: 50, maxSubscriptionsPerClient: 64, messagesPerSecond: 100, bytesPerSecond: 1_048_576,
       maxBufferedBytes: 16_777_216, inboundBytesPerSecond: 4_194_304,
     });
