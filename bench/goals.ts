@@ -40,6 +40,9 @@ export const GOALS: Readonly<Record<string, Goal>> = {
   inbox_1m_ms: { op: "<=", value: 5 },
   stats_1m_ms: { op: "<=", value: 50 },
   status_1m_ms: { op: "<=", value: 50 },
+  // Issue 13: the daemon's memory under 100 clients sending frames at and over the relay's limits.
+  relay_hostile_rss_mb: { op: "<=", value: 200 },
+  relay_in_process_hostile_rss_mb: { op: "<=", value: 200 },
 };
 
 export function verdict(name: string, value: number): "met" | "missed" | "" {

@@ -21,6 +21,7 @@ import { benchLiveIngest } from "./live-ingest.js";
 import { benchLogAppend } from "./log-append.js";
 import { benchNdkDelivery } from "./ndk-delivery.js";
 import { benchRelayIngest, openRelayScenario, type RelayScenario } from "./relay-ingest.js";
+import { benchRelayPlacement } from "./relay-placement.js";
 import { consoleTable, toRows, writeResults, type RunInfo } from "./report.js";
 import { benchRestart } from "./restart.js";
 import { benchSqliteLimit } from "./sqlite-limit.js";
@@ -100,6 +101,11 @@ const TASKS: Task[] = [
   {
     id: "ndk-delivery", est: [15, 15], produces: ["relay_delivery_"], quickSkip: "relay_delivery_* (NDK delivery): full run only",
     run: () => benchNdkDelivery(),
+  },
+  {
+    id: "relay-placement", est: [0, 60], produces: ["relay_ready_", "relay_in_process_", "relay_hostile_"],
+    quickSkip: "relay_* placement (the embedded relay in its own process and inside the daemon, 100 hostile clients): full run only",
+    run: (ctx) => benchRelayPlacement(ctx.progress),
   },
   {
     id: "index-queries", est: [0, 240], produces: ["unread_", "inbox_", "stats_", "index_build_"],

@@ -39,6 +39,8 @@ export class RelaySession implements Client {
   private spend: Spend | undefined;
   /** Reading is held while a frame waits to be handled, or while the shared budget is in debt. */
   private readonly holds = { queue: false, budget: false };
+  private budgetUntil = 0;
+  private budgetTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly ws: WebSocket, private readonly o: SessionOptions) {
     this.tier = o.initialTier;
@@ -83,13 +85,7 @@ export class RelaySession implements Client {
       }
     }
     const wait = this.tier !== "trusted" ? (this.o.budget?.charge(data.length) ?? 0) : 0;
-    if (wait > 0) {
-      this.holds.budget = true;
-      setTimeout(() => {
-        this.holds.budget = false;
-        this.updateHolds();
-      }, wait).unref();
-    }
+    if (wait > 0) this.holdFor(wait);
     this.queue.push(data);
     // One frame handled, at most one more read ahead: the rest waits in the sender's socket.
     this.holds.queue = this.queue.length > 1;
@@ -118,6 +114,7 @@ export class RelaySession implements Client {
 
   closed(): void {
     this.closing = true;
+    clearTimeout(this.budgetTimer);
     this.dropQueue();
   }
 
@@ -130,6 +127,21 @@ export class RelaySession implements Client {
       await this.o.handle(this, data.toString("utf8"), data.length);
     }
     this.busy = false;
+  }
+
+  /** Reads nothing more until `ms` from now (or later, if an earlier charge asked for longer). */
+  private holdFor(ms: number): void {
+    const until = this.o.now() + ms;
+    if (this.budgetUntil >= until) return;
+    this.budgetUntil = until;
+    this.holds.budget = true;
+    this.updateHolds();
+    clearTimeout(this.budgetTimer);
+    this.budgetTimer = setTimeout(() => {
+      this.holds.budget = false;
+      this.updateHolds();
+    }, ms);
+    this.budgetTimer.unref();
   }
 
   private updateHolds(): void {
