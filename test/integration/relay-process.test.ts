@@ -1,10 +1,12 @@
-// The relay as a child process: READY on stdout, survives SIGKILL with its data, stops on SIGTERM.
+// The relay as a child process: READY on stdout, survives SIGKILL with its data, stops on SIGTERM;
+// open by default, guarded with flags.
 
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { newKey, sign } from "../helpers/events.js";
+import { parseRelayArgs, UsageError } from "../../adapters/relay/relay-main-args.js";
 import { publishRaw, queryRaw, spawnRelay } from "../helpers/relay.js";
 
 const RELAY_MAIN = resolve(import.meta.dirname, "../../dist/adapters/relay/relay-main.js");
@@ -50,5 +52,34 @@ describe("relay-main child process", () => {
     const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
     expect(code).toBe(2);
     expect(stderr).toMatch(/--db/);
+  });
+});
+
+describe("relay-main's protection flags", () => {
+  it("turn on the daemon's protections: members only, AUTH before reads, limits", async () => {
+    const member = newKey();
+    const relay = await spawnRelay({ flags: ["--members", member.pubkey, "--max-event-bytes", "8192", "--allowed-origins", ""] });
+    try {
+      const theirs = sign(newKey(), 11, "a stranger");
+      expect(await publishRaw(relay.url, theirs)).toEqual({ accepted: false, message: expect.stringMatching(/^restricted:/) });
+      const mine = sign(member, 11, "a member");
+      expect((await publishRaw(relay.url, mine)).accepted).toBe(true);
+      await expect(queryRaw(relay.url, { ids: [mine.id] })).rejects.toThrow(/auth-required:/);
+      expect((await queryRaw(relay.url, { ids: [mine.id] }, { auth: member.sk })).map((e) => e.id)).toEqual([mine.id]);
+    } finally {
+      await relay.close();
+      rmSync(dirname(relay.dbPath), { recursive: true, force: true });
+    }
+  });
+
+  it("refuse a bad value naming the flag", () => {
+    expect(() => parseRelayArgs(["--db", "x", "--members", "npub1nope"], {})).toThrow(/--members takes 64-hex public keys/);
+    expect(() => parseRelayArgs(["--db", "x", "--auth", "sometimes"], {})).toThrow(/--auth must be one of reads, all, off/);
+    expect(() => parseRelayArgs(["--db", "x", "--max-event-bytes", "0"], {})).toThrow(/--max-event-bytes must be a positive integer/);
+    expect(() => parseRelayArgs(["--db", "x", "--no-such-flag"], {})).toThrow(UsageError);
+    expect(parseRelayArgs(["--db", "x"], {}).guard).toEqual({});
+    expect(parseRelayArgs(["--db", "x", "--max-event-bytes", "1000"], {}).guard).toMatchObject({
+      maxEventBytes: 1000, connections: { maxConnections: 128 }, client: { maxSubscriptions: 64 }, inboundBytesPerSecond: 4 * 1024 * 1024,
+    });
   });
 });
