@@ -97,6 +97,20 @@ describe("loadProject: the example project", () => {
   });
 });
 
+describe("loadProject: the key that answers relays' AUTH", () => {
+  it("is the orchestrator's by default, or the agent or owner relayAuth.signer names", async () => {
+    const dir = await exampleProject();
+    const p = await loadProject(dir, {});
+    expect([p.relayAuth.signer, p.relayAuth.pubkey]).toEqual(["orchestrator", p.orchestrator.pubkey]);
+    edit(dir, "config.json", (j) => { j.relayAuth = { signer: "coder" }; });
+    const coder = await loadProject(dir, {});
+    expect(coder.relayAuth.pubkey).toBe(coder.agents.find((a) => a.slug === "coder")!.pubkey);
+    edit(dir, "config.json", (j) => { j.relayAuth = { signer: "owner" }; });
+    const owner = await loadProject(dir, {});
+    expect([owner.relayAuth.signer, owner.relayAuth.pubkey]).toEqual(["owner", owner.owner.pubkey]);
+  });
+});
+
 describe("loadProject: bad configuration names the file, the field and a fix", () => {
   it("a relay that is not a ws(s) URL", async () => {
     const dir = await exampleProject();
@@ -104,6 +118,24 @@ describe("loadProject: bad configuration names the file, the field and a fix", (
     const err = await loadError(dir);
     expect(err.message).toBe('config.json: relays[1]: must be a ws:// or wss:// URL, e.g. "wss://relay.example" (got "http://relay.example")');
     expect(err.issues).toEqual([{ file: "config.json", path: "relays[1]", problem: expect.any(String) }]);
+  });
+
+  it("an embedded relay origin that is not an origin, an unknown auth mode", async () => {
+    const dir = await exampleProject();
+    edit(dir, "config.json", (j) => { j.embeddedRelay = { allowedOrigins: ["https://tenex.chat/app"], auth: "sometimes" }; });
+    const err = await loadError(dir);
+    expect(err.issues.map((i) => i.path).sort()).toEqual(["embeddedRelay.allowedOrigins[0]", "embeddedRelay.auth"]);
+    expect(err.message).toContain('must be an origin such as "https://tenex.chat"');
+    expect(err.message).toContain('must be one of "reads", "all", "off"');
+  });
+
+  it("a relayAuth.signer that names no agent, or the owner without the owner's key", async () => {
+    const dir = await exampleProject();
+    edit(dir, "config.json", (j) => { j.relayAuth = { signer: "nobody" }; });
+    expect((await loadError(dir)).message).toBe(
+      'config.json: relayAuth.signer: must be an agent\'s slug from agents.json ("orchestrator", "planner", "coder", "reviewer") or "owner" (got "nobody")');
+    edit(dir, "config.json", (j) => { j.relayAuth = { signer: "owner" }; j.project.owner = { pubkey: newKey().pubkey }; });
+    expect((await loadError(dir)).message).toContain("relayAuth.signer: \"owner\" needs the owner's key: set project.owner.keyFile");
   });
 
   it("two orchestrators, or none", async () => {
