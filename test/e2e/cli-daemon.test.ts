@@ -80,7 +80,10 @@ describe("reading commands", () => {
     const text = await cli(project, "status");
     ok(text);
     expect(text.stdout).toMatch(new RegExp(`^tenexd running \\(pid ${daemon.child.pid}\\), up `));
-    expect(text.stdout).toMatch(/^ {2}URL +CONNECTED +LAST EVENT +BEHIND +RECONNECTS +LAST ERROR$/m);
+    expect(text.stdout).toMatch(/^ {2}URL +CONNECTED +LAST EVENT +BEHIND +RECONNECTS +AUTH +LAST ERROR$/m);
+    // The daemon's own embedded relay asked for AUTH, and took the daemon's answer.
+    expect(text.stdout).toMatch(/^ {2}ws:\/\/127\.0\.0\.1:\d+ +yes +.* +accepted +/m);
+    expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+: \d+ connections \(\d+ authenticated\), refused: /m);
     expect(text.stdout).toMatch(/^ {2}reviewer +\d+/m);
     // The daemon has synced by now: how its back-fill ended.
     expect(text.stdout).toMatch(/catch-up +(running; )?last .*: complete, \d+ fetched in \d+ pages/);
