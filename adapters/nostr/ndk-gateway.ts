@@ -3,9 +3,11 @@
 // the relay that delivered it (the daemon's high-water marks are per relay; it dedupes by id).
 
 import type NDK from "@nostr-dev-kit/ndk";
-import { NDKRelayStatus, normalizeRelayUrl, type NDKRelay } from "@nostr-dev-kit/ndk";
+import { normalizeRelayUrl, type NDKRelay } from "@nostr-dev-kit/ndk";
+import { authEventTemplate } from "../../src/relay-guard/nip42.js";
 import type { Clock, QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
+import type { AuthOutcome } from "./auth-answer.js";
 import { GatewayClosedError, PublishRejectedError } from "./errors.js";
 import { KeySigner } from "./key-signer.js";
 import { LiveSubscription } from "./live-subscription.js";
@@ -65,10 +67,16 @@ export class NdkGateway implements RelayGateway {
   /** Connects to every relay, waiting at most `connectTimeoutMs`; relays still down keep retrying. */
   static async connect(opts: NdkGatewayOptions): Promise<NdkGateway> {
     let gateway: NdkGateway | undefined;
+    const signer = opts.authKey ? new KeySigner(opts.authKey) : undefined;
     const ndk = createDaemonNdk(opts.relays, {
       maxFrameBytes: opts.maxFrameBytes ?? DEFAULTS.maxFrameBytes,
-      ...(opts.authKey ? { authKey: opts.authKey } : {}),
-      onAuthChallenge: (relay) => gateway?.authAsked(relay),
+      ...(signer ? {
+        auth: {
+          sign: (challenge, relayUrl) => signer.sign(authEventTemplate(challenge, relayUrl, Math.floor(Date.now() / 1000))),
+          asked: (relay) => gateway?.onRelayAuth(relay, undefined),
+          answered: (relay, outcome) => gateway?.onRelayAuth(relay, outcome),
+        },
+      } : {}),
     });
     gateway = new NdkGateway(ndk, opts);
     await gateway.ndk.connect(opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs);
@@ -90,7 +98,7 @@ export class NdkGateway implements RelayGateway {
         onEvent(ev, url);
       },
       onClosedByRelay: (url, reason) => {
-        // Sent before our AUTH was answered: NDK sends the REQ again once the relay accepts it
+        // Sent before our AUTH was answered: NDK sends the REQ again once the relay accepted it
         // (a refusal shows in the relay's auth health).
         if (this.authSigner && reason.startsWith(AUTH_REQUIRED)) return;
         this.health_.error(url, `subscription closed by relay: ${reason}`, this.clock.now());
@@ -172,9 +180,12 @@ export class NdkGateway implements RelayGateway {
     });
   }
 
-  private authAsked(relay: NDKRelay): void {
+  /** A relay's AUTH challenge (`outcome` undefined), or its answer to ours. */
+  private onRelayAuth(relay: NDKRelay, outcome: AuthOutcome | undefined): void {
     const link = this.links.find((l) => l.relay === relay);
-    if (link) this.health_.authAsked(link.url);
+    if (!link) return;
+    if (!outcome) this.health_.authAsked(link.url);
+    else this.health_.authAnswered(link.url, outcome.accepted, outcome.accepted ? undefined : outcome.reason);
   }
 
   private async publishOnce(ev: NostrEvent): Promise<string[]> {
@@ -204,14 +215,8 @@ export class NdkGateway implements RelayGateway {
       reconnector.disconnected(this.clock.now());
     });
     relay.on("notice", (notice: string) => this.health_.error(url, `NOTICE: ${notice}`, this.clock.now()));
-    // NIP-42. Without a key NDK only reports the challenge ("auth"); with one it answers, and
-    // says "authed" (also once, early, before the relay answered: then it is not AUTHENTICATED
-    // yet) or "auth:failed" with the relay's reason.
+    // NIP-42 without a key: NDK only reports the challenge. (With one, ndk-tuning.ts answers it.)
     relay.on("auth", () => this.health_.authAsked(url));
-    relay.on("authed", () => {
-      if (relay.status === NDKRelayStatus.AUTHENTICATED) this.health_.authAnswered(url, true);
-    });
-    relay.on("auth:failed", (err: unknown) => this.health_.authAnswered(url, false, err instanceof Error ? err.message : String(err)));
   }
 
   private notifyReconnect(url: string): void {

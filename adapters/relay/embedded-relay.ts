@@ -9,7 +9,7 @@ import { Validator } from "@nostr-relay/validator";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AccessPolicy } from "../../src/relay-guard/access.js";
 import type { ConnectionLimits } from "../../src/relay-guard/admission.js";
-import { inboundRate, ratesFor, type ClientLimits } from "../../src/relay-guard/client-limits.js";
+import { inboundRate, ratesFor, tierBeforeAuth, type ClientLimits } from "../../src/relay-guard/client-limits.js";
 import { transportLimits, type TransportLimits } from "../../src/relay-guard/transport-limits.js";
 import { InboundBudget } from "./inbound-budget.js";
 import { AccessPlugin } from "./relay-access-plugin.js";
@@ -106,8 +106,8 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
   const wss = new WebSocketServer({ noServer: true, clientTracking: false, ...(limits ? { maxPayload: limits.maxFrameBytes } : {}) });
   const onConnection = (ws: WebSocket, address: string) => {
     const session = new RelaySession(ws, {
-      address, counters, now: () => Date.now(), handle,
-      initialTier: asksAuth ? "stranger" : "member",
+      counters, now: () => Date.now(), handle,
+      initialTier: tierBeforeAuth(asksAuth),
       ...(client ? { client } : {}),
       ...(budget ? { budget } : {}),
       ...(limits ? { maxStrangerFrameBytes: limits.maxUnauthenticatedFrameBytes } : {}),

@@ -9,8 +9,9 @@ import {
   type ClientContext, type Event, type HandleMessagePlugin, type HandleMessageResult, type IncomingMessage,
 } from "@nostr-relay/common";
 import { mayAuthenticate, mayRead, mayWrite, type AccessPolicy } from "../../src/relay-guard/access.js";
-import { refuseRequest, type ClientLimits } from "../../src/relay-guard/client-limits.js";
+import { refuseRequest, tierAfterAuth, type ClientLimits } from "../../src/relay-guard/client-limits.js";
 import { authEventProblem } from "../../src/relay-guard/nip42.js";
+import { oversizedEvent } from "../../src/relay-guard/transport-limits.js";
 import type { RelayCounters } from "./relay-counters.js";
 import type { RelaySession } from "./relay-session.js";
 
@@ -58,7 +59,7 @@ export class AccessPlugin implements HandleMessagePlugin {
     if (session.authed === undefined) this.o.counters.authenticated++;
     session.authed = ev.pubkey;
     ctx.pubkey = ev.pubkey;
-    session.tier = this.o.trusted?.has(ev.pubkey) ? "trusted" : "member";
+    session.tier = tierAfterAuth(ev.pubkey, this.o.trusted);
     ctx.sendMessage(createOutgoingOkMessage(ev.id, true));
     return { messageType: "AUTH", success: true };
   }
@@ -90,10 +91,8 @@ export class AccessPlugin implements HandleMessagePlugin {
       const write = mayWrite(this.o.access, ev.pubkey, session.authed);
       if (!write.ok) return refused(write.reason, write.message);
     }
-    if (this.o.maxEventBytes !== undefined) {
-      const bytes = Buffer.byteLength(JSON.stringify(ev));
-      if (bytes > this.o.maxEventBytes) return refused("event_too_large", `invalid: the event is ${bytes} bytes, limit ${this.o.maxEventBytes}`);
-    }
+    const tooLarge = this.o.maxEventBytes !== undefined ? oversizedEvent(Buffer.byteLength(JSON.stringify(ev)), this.o.maxEventBytes) : undefined;
+    if (tooLarge) return refused("event_too_large", tooLarge);
     return next();
   }
 }

@@ -7,11 +7,11 @@ import type { Client, ClientReadyState } from "@nostr-relay/common";
 import type { WebSocket } from "ws";
 import { bufferLimit, chargeFrame, type ClientLimits, type ClientTier, type Rates, type Spend } from "../../src/relay-guard/client-limits.js";
 import { fullBucket } from "../../src/relay-guard/token-bucket.js";
+import { refuseUnread } from "../../src/relay-guard/transport-limits.js";
 import type { InboundBudget } from "./inbound-budget.js";
 import type { RefusalReason, RelayCounters } from "./relay-counters.js";
 
 export interface SessionOptions {
-  address: string;
   counters: RelayCounters;
   /** Without: no rate limit, no bound on what waits to be sent (an open relay). */
   client?: { limits: ClientLimits; rates: Rates };
@@ -50,10 +50,6 @@ export class RelaySession implements Client {
     }
   }
 
-  get address(): string {
-    return this.o.address;
-  }
-
   get readyState(): ClientReadyState {
     return this.ws.readyState as ClientReadyState;
   }
@@ -72,8 +68,9 @@ export class RelaySession implements Client {
   /** A frame from the client. */
   receive(data: Buffer): void {
     if (this.closing) return;
-    if (this.tier === "stranger" && data.length > (this.o.maxStrangerFrameBytes ?? Number.POSITIVE_INFINITY)) {
-      this.refuseAndClose("frame_too_large", `auth-required: frames over ${this.o.maxStrangerFrameBytes} bytes need AUTH (NIP-42) by one of the project's people`);
+    const unread = this.o.maxStrangerFrameBytes !== undefined ? refuseUnread(this.tier, data.length, this.o.maxStrangerFrameBytes) : undefined;
+    if (unread) {
+      this.refuseAndClose("frame_too_large", unread);
       return;
     }
     if (this.spend && this.tier !== "trusted") {

@@ -31,6 +31,13 @@ export const inboundRate = (bytesPerSecond: number, maxFrameBytes: number): Buck
   capacity: Math.max(bytesPerSecond, 2 * maxFrameBytes), perSecond: bytesPerSecond,
 });
 
+/** Who a connection is before AUTH: a stranger where the relay asks for AUTH, else as good as a member. */
+export const tierBeforeAuth = (asksAuth: boolean): ClientTier => (asksAuth ? "stranger" : "member");
+
+/** Who a connection is once authenticated as `pubkey` (one of the project's people). */
+export const tierAfterAuth = (pubkey: string, trusted: ReadonlySet<string> | undefined): ClientTier =>
+  (trusted?.has(pubkey) ? "trusted" : "member");
+
 /** Filters in one REQ. */
 export const MAX_FILTERS_PER_REQUEST = 32;
 /** A client that has not authenticated gets only short answers (OK, NOTICE, CLOSED); reading none of them costs this much at most. */

@@ -1,6 +1,8 @@
 // The relay's transport limits, derived from the largest event the project accepts
 // (`limits.maxEventBytes`, measured as the daemon measures it: the event's JSON in UTF-8).
 
+import type { ClientTier } from "./client-limits.js";
+
 /**
  * An EVENT frame: the event and its envelope (`["EVENT",` … `]`, whitespace). The event counts as
  * the daemon counts it (JSON.stringify, UTF-8); a writer that escapes more (\uXXXX for non-ASCII,
@@ -50,8 +52,21 @@ export function transportLimits(maxEventBytes: number): TransportLimits {
   };
 }
 
+/** Why an event whose JSON takes `bytes` is not stored, or undefined. */
+export const oversizedEvent = (bytes: number, maxEventBytes: number): string | undefined =>
+  (bytes > maxEventBytes ? `invalid: the event is ${bytes} bytes, limit ${maxEventBytes}` : undefined);
+
 /** Why a frame of message `type` and `bytes` is refused once read (only EVENTs may be large), or undefined. */
 export function oversizedRequest(type: string, bytes: number, limits: TransportLimits): string | undefined {
   if (type === "EVENT" || bytes <= limits.maxRequestFrameBytes) return undefined;
   return `invalid: a ${type} frame of ${bytes} bytes, limit ${limits.maxRequestFrameBytes}`;
+}
+
+/**
+ * Why a frame of `bytes` from a client of `tier` is refused before it is even parsed, or
+ * undefined: a client that has not authenticated gets `maxUnauthenticatedFrameBytes`.
+ */
+export function refuseUnread(tier: ClientTier, bytes: number, maxUnauthenticatedFrameBytes: number): string | undefined {
+  if (tier !== "stranger" || bytes <= maxUnauthenticatedFrameBytes) return undefined;
+  return `auth-required: frames over ${maxUnauthenticatedFrameBytes} bytes need AUTH (NIP-42) by one of the project's people`;
 }

@@ -6,10 +6,11 @@ import { mayAuthenticate, mayRead, mayWrite, type AccessPolicy } from "../../src
 import { DEFAULT_CONNECTION_LIMITS, newConnectionRate, normaliseOrigin, refuseUpgrade } from "../../src/relay-guard/admission.js";
 import {
   bufferLimit, chargeFrame, DEFAULT_CLIENT_LIMITS, inboundRate, MAX_FILTERS_PER_REQUEST, ratesFor, refuseRequest, STRANGER_BUFFERED_BYTES,
+  tierAfterAuth, tierBeforeAuth,
 } from "../../src/relay-guard/client-limits.js";
 import { AUTH_KIND, AUTH_WINDOW_SECS, authEventProblem, authEventTemplate } from "../../src/relay-guard/nip42.js";
 import { fullBucket, take, takeOnCredit } from "../../src/relay-guard/token-bucket.js";
-import { oversizedRequest, transportLimits } from "../../src/relay-guard/transport-limits.js";
+import { oversizedEvent, oversizedRequest, refuseUnread, transportLimits } from "../../src/relay-guard/transport-limits.js";
 
 const OWNER = "a".repeat(64);
 const STRANGER = "b".repeat(64);
@@ -29,6 +30,18 @@ describe("transport limits", () => {
     expect(small.maxUnauthenticatedFrameBytes).toBe(65_536);
     expect(small.clientMaxFrameBytes).toBe(1024 * 1024);
     expect(transportLimits(1_000).maxUnauthenticatedFrameBytes).toBeLessThanOrEqual(transportLimits(1_000).maxFrameBytes);
+  });
+
+  it("refuse a frame over 64 KiB unread from a client that has not authenticated", () => {
+    expect(refuseUnread("stranger", 65_537, 65_536)).toMatch(/^auth-required: frames over 65536 bytes need AUTH/);
+    expect(refuseUnread("stranger", 65_536, 65_536)).toBeUndefined();
+    expect(refuseUnread("member", 1_000_000, 65_536)).toBeUndefined();
+    expect(refuseUnread("trusted", 1_000_000, 65_536)).toBeUndefined();
+  });
+
+  it("refuse to store an event over the event limit", () => {
+    expect(oversizedEvent(131_073, 131_072)).toBe("invalid: the event is 131073 bytes, limit 131072");
+    expect(oversizedEvent(131_072, 131_072)).toBeUndefined();
   });
 
   it("let only EVENT frames be larger than a request", () => {
@@ -89,6 +102,13 @@ describe("client limits", () => {
     const b = chargeFrame(bytes.spend, rates, 10, 0);
     expect(b.ok).toBe(true);
     expect(chargeFrame(b.spend, rates, 1, 0)).toMatchObject({ ok: false, message: "rate-limited: over 1 messages/s; disconnecting" });
+  });
+
+  it("make a connection a stranger until it authenticates where AUTH is asked; the daemon's key is trusted", () => {
+    expect([tierBeforeAuth(true), tierBeforeAuth(false)]).toEqual(["stranger", "member"]);
+    expect(tierAfterAuth(OWNER, new Set([STRANGER]))).toBe("member");
+    expect(tierAfterAuth(OWNER, new Set([OWNER]))).toBe("trusted");
+    expect(tierAfterAuth(OWNER, undefined)).toBe("member");
   });
 
   it("bound what waits to be sent by who is reading", () => {

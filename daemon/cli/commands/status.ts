@@ -78,7 +78,7 @@ ${fields([
     ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
     ["turns", `open ${s.turns.open}, stuck ${s.turns.stuck.length}`],
-    ...(s.embeddedRelay ? [["embedded relay", embeddedText(s.embeddedRelay)] as [string, string]] : []),
+    ...(s.embeddedRelay && s.embeddedRelayGuard ? [["embedded relay", embeddedText(s.embeddedRelay, s.embeddedRelayGuard)] as [string, string]] : []),
   ])}
 Relays
 ${formatTable(["URL", "CONNECTED", "LAST EVENT", "BEHIND", "RECONNECTS", "AUTH", "LAST ERROR"], relays, "  ")}
@@ -102,9 +102,9 @@ function authText(a: DaemonStatus["relays"][number]["auth"]): string {
 }
 
 /** Connections to the embedded relay and what it refused, by reason. */
-function embeddedText(r: NonNullable<DaemonStatus["embeddedRelay"]>): string {
+function embeddedText(url: string, r: NonNullable<DaemonStatus["embeddedRelayGuard"]>): string {
   const refused = Object.entries(r.refused).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
-  return `${r.url}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;
+  return `${url}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */
