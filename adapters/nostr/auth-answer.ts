@@ -26,11 +26,14 @@ export class AuthAnswer {
   /** A challenge from the relay: signs and sends the answer (when there is a key to answer with). */
   async challenged(challenge: string, send: (frame: string) => void, nowSecs: number): Promise<void> {
     this.hooks.onAsked();
+    // One answer in flight at a time: a relay sending challenge after challenge gets no more signing.
+    if (this.pendingId !== undefined) return;
     if (!this.signer) {
       this.settle({ accepted: false, reason: "no key configured to answer AUTH" });
       return;
     }
     this.outcome = undefined;
+    this.pendingId = "signing";
     const ev = await this.signer.sign(authEventTemplate(challenge, this.relayUrl, nowSecs));
     this.pendingId = ev.id;
     send(JSON.stringify(["AUTH", ev]));
