@@ -11,10 +11,13 @@ const run = spawnSync("npx", args, { stdio: "inherit" });
 
 let passed = 0;
 let failed = 0;
+// Skipped tests are printed, never counted as passed: a skip is a check that did not run.
+let skipped = 0;
 try {
   const r = JSON.parse(readFileSync(out, "utf8"));
   passed = r.numPassedTests;
   failed = r.numFailedTests;
+  skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // A file that fails outside its tests (does not load, a beforeAll hook throws) has no failed
   // test of its own, yet it failed: count it once.
   for (const s of r.testResults ?? []) {
@@ -24,5 +27,5 @@ try {
   failed = Math.max(failed, 1);
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(run.status === 0 && failed === 0 ? 0 : 1);

@@ -8,7 +8,8 @@
 //   event is acknowledged only once its log line is durable, so the whole lines found in the
 //   logs right after the kill are a superset of what it acknowledged: all of them must survive;
 // - the index (read after the clean stop) agrees with the logs.
-// The suite runs 5 trials; scripts/soak.mjs runs 100 (TENEXD_CRASH_TRIALS, TENEXD_SOAK_BUDGET_MS).
+// The suite runs 5 trials; scripts/soak.mjs runs 100 (TENEXD_CRASH_TRIALS) within a time share
+// (TENEXD_SOAK_BUDGET_MS): fewer trials than asked is a failure, whatever the reason.
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,15 +17,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  envNumber, eventIdCounts, indexDisagreements, loggedProblems, ProjectEvents, recordFigures, sleep, snapshotLogs,
+  brokenLines, envNumber, eventIdCounts, indexDisagreements, loggedProblems, ProjectEvents, recordFigures, sleep, snapshotLogs,
   spawnDaemon, startPublisher, useMailboxAgents, wasmSigner, wholeLines,
 } from "../helpers/fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
 
 const TRIALS = envNumber("TENEXD_CRASH_TRIALS", 5);
-// Past this, no new trial starts (a loaded machine runs fewer, never under MIN_TRIALS).
-const BUDGET_MS = envNumber("TENEXD_SOAK_BUDGET_MS", 45_000);
-const MIN_TRIALS = Math.min(3, TRIALS);
+// Past this, no new trial starts, and the test fails saying how many of the trials asked ran. The
+// suite sets none: its trials all run, however slow the machine.
+const BUDGET_MS = envNumber("TENEXD_SOAK_BUDGET_MS", Number.POSITIVE_INFINITY);
 // Kill moments: every other trial kills at a random moment of the start (recovery, index check,
 // catch-up), the others at a random moment once the daemon, ready, writes again.
 const LIVE_SPAN_MS = 1_500;
@@ -96,7 +97,7 @@ describe("SIGKILL during ingest", () => {
     const trials: Trial[] = [];
     try {
       let startMs = 1_500; // updated with each start that got to ready
-      while (trials.length < TRIALS && (trials.length < MIN_TRIALS || Date.now() - started < BUDGET_MS)) {
+      while (trials.length < TRIALS && Date.now() - started < BUDGET_MS) {
         const trial = await killedTrial(trials.length % 2 === 1, startMs);
         startMs = trial.startMs ?? startMs;
         trials.push(trial);
@@ -134,10 +135,13 @@ describe("SIGKILL during ingest", () => {
     }
     const missing = [...accepted].filter((id) => !counts.has(id));
     const duplicates = [...counts.values()].reduce((sum, c) => sum + c - 1, 0);
+    const broken = brokenLines(logs);
     const disagreements = indexDisagreements(project.tenexDir);
     const problems = loggedProblems(d.stderr()).map((p) => p.msg).filter((m) => m !== "log_torn_tail");
 
     recordFigures("crash-ingest", {
+      case: "SIGKILL during ingest", asked: TRIALS, ran: trials.length, unit: "trials",
+      inputs: accepted.size, lost: ackedLost + missing.length, doubled: duplicates,
       sigkill_trials: trials.length,
       killed_before_ready: trials.filter((t) => !t.ready).length,
       acked_lines: ackedLines,
@@ -148,18 +152,21 @@ describe("SIGKILL during ingest", () => {
       missing_after_catchup: missing.length,
       conversations: logs.size,
       index_disagreements: disagreements.length,
+      broken_lines: broken.length,
     });
-    expect(trials.length).toBeGreaterThanOrEqual(MIN_TRIALS);
+    expect(trials.length, `${trials.length} of the ${TRIALS} trials asked ran within ${BUDGET_MS} ms`).toBe(TRIALS);
+    expect(accepted.size, "the relay took no event: nothing was tested").toBeGreaterThan(0);
     // The kills landed while events were being written.
     expect(ackedLines).toBeGreaterThan(0);
     expect(trials.some((t) => t.ready), "at least one kill during live ingest").toBe(true);
     expect(ackedLost).toBe(0);
     expect(missing).toEqual([]);
     expect(duplicates).toBe(0);
+    expect(broken).toEqual([]);
     expect([...lostConversations]).toEqual([]);
     expect(disagreements).toEqual([]);
     expect(problems).toEqual([]);
-  }, 120_000 + TRIALS * 6_000 + BUDGET_MS);
+  }, 120_000 + TRIALS * 8_000);
 });
 
 /** How many whole lines `a` and `b` share from their start. */

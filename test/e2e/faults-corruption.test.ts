@@ -3,9 +3,10 @@
 // Expected each time: it recovers or quarantines and says so (its log, status.problems), it keeps
 // every line that was intact (in its log, or in .tenex/quarantine/), it catches up what it lost
 // from the relay, and its index, read after a clean stop, agrees with its logs.
-// A full disk is tested on a small tmpfs mounted on the logs' directory: that needs root on Linux,
-// and the case fails rather than skips without it (adapter-level ENOSPC is also covered by
-// test/integration/fs-log-faults.test.ts).
+// A full disk is tested on a small tmpfs mounted on the logs' directory, which needs root
+// (CAP_SYS_ADMIN) on Linux: where it cannot mount one, that case fails saying why, unless
+// TENEXD_NO_TMPFS=1 says to skip it (and the skip is printed; adapter-level ENOSPC is also covered
+// by test/integration/fs-log-faults.test.ts).
 
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
@@ -17,7 +18,7 @@ import { MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
 import { inLogs, requireStatus, statusWhen } from "../helpers/catchup-fixture.js";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, sleep,
+  eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, recordFigures, sleep,
   snapshotLogs, spawnDaemon, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import { queryRaw, spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
@@ -276,25 +277,23 @@ function downgradeToV2(path: string): void {
   }
 }
 
-// ----- A full disk: a tmpfs on .tenex/conversations (Linux, root: CAP_SYS_ADMIN) -----
+// ----- A full disk: a tmpfs on .tenex/conversations (root, CAP_SYS_ADMIN); TENEXD_NO_TMPFS=1 skips it, and says so -----
 
-function tryMountTmpfs(dir: string, bytes: number): boolean {
-  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+/** Mounts a tmpfs of `bytes` on `dir`; throws saying why it could not. */
+function mountTmpfs(dir: string, bytes: number): void {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) {
+    throw new Error(`the full-disk test mounts a tmpfs and needs root on Linux (here: ${process.platform}, uid ${process.getuid?.()}); set TENEXD_NO_TMPFS=1 to skip it`);
+  }
   mkdirSync(dir, { recursive: true });
-  return spawnSync("mount", ["-t", "tmpfs", "-o", `size=${bytes}`, "tmpfs", dir]).status === 0;
+  const r = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${bytes}`, "tmpfs", dir], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`mount -t tmpfs on ${dir} failed (${r.status ?? r.error?.message}): ${r.stderr}; set TENEXD_NO_TMPFS=1 to skip the full-disk test`);
 }
 
-const canMount = (() => {
-  const probe = mkdtempSync(join(tmpdir(), "tenexd-mount-probe-"));
-  const ok = tryMountTmpfs(probe, 65_536);
-  if (ok) spawnSync("umount", [probe]);
-  rmSync(probe, { recursive: true, force: true });
-  return ok;
-})();
+const noTmpfs = process.env.TENEXD_NO_TMPFS === "1";
+if (noTmpfs) console.warn("TENEXD_NO_TMPFS=1: the full-disk test is SKIPPED (nothing checks a full disk end to end in this run)");
 
 describe("a full disk", () => {
-  it("nothing refused is acknowledged; what was refused, in the back-fill and live, comes back once there is room, without a restart", async () => {
-    expect(canMount, "this case mounts a tmpfs on .tenex/conversations: run the suite as root on Linux (it is never skipped)").toBe(true);
+  it.skipIf(noTmpfs)("nothing refused is acknowledged; what was refused, in the back-fill and live, comes back once there is room, without a restart", async () => {
     const s = scenario("full-disk");
     // The planner runs as a command: an agent run is an acknowledgement seen from outside.
     useCommandAgent(s.tenexDir, "planner");
@@ -304,7 +303,7 @@ describe("a full disk", () => {
     cpSync(convDir, saved, { recursive: true });
     rmSync(convDir, { recursive: true });
     const used = s.logs.reduce((sum, [, t]) => sum + Buffer.byteLength(t), 0);
-    expect(tryMountTmpfs(convDir, used + 512 * 1024)).toBe(true);
+    mountTmpfs(convDir, used + 512 * 1024);
     try {
       cpSync(saved, convDir, { recursive: true });
       // Fill what is left, so the next appends meet ENOSPC.
@@ -349,6 +348,13 @@ describe("a full disk", () => {
       const after = await statusWhen(s.tenexDir, (st) => st.backfill.relays.every((b: any) => b.complete), 30_000, "the back-fill complete");
       const failures = (await stop(d)).filter((p) => !p.startsWith("log_stray_file filler"));
       console.info(`full disk: ${refused.length} of ${refusable.length} refused; ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
+      const sent = [...refusable, ...later];
+      recordFigures("full-disk", {
+        case: "a full disk: back-fill and live refusals back without restart", asked: downEvents.length + liveEvents.length + 5,
+        ran: sent.length, unit: "events", inputs: sent.length, refused: refused.length,
+        lost: sent.filter((id) => !counts.has(id)).length, doubled: sent.filter((id) => (counts.get(id) ?? 0) > 1).length,
+        write_failures: failures.length,
+      });
       expect(failures.some((p) => p.includes("ENOSPC")), "the write failures are reported").toBe(true);
       expect(after.lag[0].highWater).toBeGreaterThan(mark);
       expect(await answers()).toHaveLength(1);

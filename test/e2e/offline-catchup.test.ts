@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { eventually } from "../helpers/daemon.js";
 import { inLogs, publishStream, timesOver, useCatchupFixture } from "../helpers/catchup-fixture.js";
 import {
-  apiStatus, envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, sleep, snapshotLogs,
+  apiStatus, brokenLines, envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, sleep, snapshotLogs, statusEventually,
 } from "../helpers/fault-tools.js";
 import { queryRaw } from "../helpers/relay.js";
 import type { NostrEvent } from "../../src/types.js";
@@ -19,11 +19,10 @@ const TRIGGERS = 5;
 const { relay, started, stopped, syncedProject: synced } = useCatchupFixture("tenexd-offline-");
 const syncedProject = (name: string, urls: string[], commandAgents: string[] = []) => synced(name, urls, { commandAgents });
 
-/** Waits until the daemon's status shows `count` reconnects to `url` (a fixed wait without the API). */
+/** Waits until the daemon's status shows `count` reconnects to `url`; an unreadable status fails it. */
 async function reconnected(tenexDir: string, url: string, count: number): Promise<void> {
-  if (!(await apiStatus(tenexDir))) return sleep(3_000);
-  await eventually(async () => {
-    const health = (await apiStatus(tenexDir))?.relays?.find((h: { url: string }) => h.url === url);
+  await statusEventually(tenexDir, (st) => {
+    const health = st.relays.find((h: { url: string }) => h.url === url);
     return health?.connected && health.reconnects >= count ? true : undefined;
   }, 30_000, `reconnect ${count} to ${url}`);
 }
@@ -57,7 +56,12 @@ describe.concurrent("offline catch-up", () => {
     await stopped(d);
     const replies = await plannerReplies();
     const perTrigger = triggers.map((t) => replies.filter((e) => e.tags.some((tag) => tag[0] === "E" && tag[1] === t.id)).length);
-    recordFigures("offline-catchup", { published: all.length, processed_once: all.length - timesOver(counts, all).length, planner_answers: perTrigger });
+    const final = eventIdCounts(snapshotLogs(project.tenexDir));
+    recordFigures("offline-catchup", {
+      case: "events published while the daemon is down", asked: OFFLINE_EVENTS + TRIGGERS, ran: all.length, unit: "events",
+      inputs: all.length, lost: all.filter((id) => !final.has(id)).length, doubled: all.filter((id) => (final.get(id) ?? 0) > 1).length,
+      published: all.length, processed_once: all.length - timesOver(counts, all).length, planner_answers: perTrigger,
+    });
     expect(answered.length).toBe(TRIGGERS);
     expect(perTrigger).toEqual(triggers.map(() => 1));
     expect(indexDisagreements(project.tenexDir)).toEqual([]);
@@ -111,34 +115,41 @@ describe.concurrent("offline catch-up", () => {
     const d = await started(project.dir);
 
     const accepted: string[] = [];
-    accepted.push(...(await publishStream([r.url], events, 60)));
-    for (let k = 1; k <= RELAY_RESTARTS; k++) {
-      await r.kill("SIGKILL");
-      await sleep(300 + Math.random() * 700);
-      await r.restart();
-      // Some go out before the daemon is back (back-fill), the rest after (live).
+    let restarts = 0;
+    let reconnects: number | string = "status not read";
+    let final = new Map<string, number>();
+    try {
       accepted.push(...(await publishStream([r.url], events, 60)));
-      await reconnected(project.tenexDir, r.url, k);
+      for (let k = 1; k <= RELAY_RESTARTS; k++) {
+        await r.kill("SIGKILL");
+        await sleep(300 + Math.random() * 700);
+        await r.restart();
+        restarts++;
+        // Some go out before the daemon is back (back-fill), the rest after (live).
+        accepted.push(...(await publishStream([r.url], events, 60)));
+        await reconnected(project.tenexDir, r.url, k);
+      }
+      const counts = await inLogs(project.tenexDir, accepted);
+      const health = (await apiStatus(project.tenexDir)).relays.find((h: { url: string }) => h.url === r.url);
+      reconnects = health?.reconnects;
+      await sleep(500);
+      await stopped(d);
+      final = eventIdCounts(snapshotLogs(project.tenexDir));
+      expect(timesOver(counts, accepted)).toEqual([]);
+      expect(timesOver(final, accepted)).toEqual([]);
+      expect(health?.connected).toBe(true);
+      expect(health?.reconnects).toBeGreaterThanOrEqual(RELAY_RESTARTS);
+      expect(brokenLines(snapshotLogs(project.tenexDir))).toEqual([]);
+      expect(indexDisagreements(project.tenexDir)).toEqual([]);
+    } finally {
+      // Recorded even when the test fails part-way: the soak compares the restarts that ran with those asked.
+      if (final.size === 0) final = eventIdCounts(snapshotLogs(project.tenexDir));
+      recordFigures("relay-restarts", {
+        case: "relay SIGKILLed and restarted mid-stream", asked: RELAY_RESTARTS, ran: restarts, unit: "restarts",
+        inputs: accepted.length, lost: accepted.filter((id) => !final.has(id)).length,
+        doubled: timesOver(final, accepted).filter((id) => final.has(id)).length,
+        relay_restarts: restarts, events: accepted.length, reconnects,
+      });
     }
-    const counts = await inLogs(project.tenexDir, accepted);
-    const status = await apiStatus(project.tenexDir);
-    await sleep(500);
-    await stopped(d);
-    const final = eventIdCounts(snapshotLogs(project.tenexDir));
-    recordFigures("relay-restarts", {
-      relay_restarts: RELAY_RESTARTS, events: accepted.length, lost: accepted.filter((id) => !final.has(id)).length,
-      doubled: timesOver(final, accepted).filter((id) => final.has(id)).length,
-      reconnects: status?.relays?.[0]?.reconnects ?? "no API",
-    });
-    expect(timesOver(counts, accepted)).toEqual([]);
-    expect(timesOver(final, accepted)).toEqual([]);
-    if (status) {
-      const health = status.relays.find((h: { url: string }) => h.url === r.url);
-      expect(health.connected).toBe(true);
-      expect(health.reconnects).toBeGreaterThanOrEqual(RELAY_RESTARTS);
-    } else {
-      console.info("status API not reachable: relay reconnects not checked");
-    }
-    expect(indexDisagreements(project.tenexDir)).toEqual([]);
   }, 60_000 + RELAY_RESTARTS * 15_000);
 });

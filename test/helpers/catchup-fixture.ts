@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { eventually, makeProject, ROOT, type TestProject } from "./daemon.js";
-import { apiStatus, eventIdCounts, ProjectEvents, publishAll, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon } from "./fault-tools.js";
+import { apiStatus, eventIdCounts, ProjectEvents, publishAll, sleep, snapshotLogs, spawnDaemon, statusEventually, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon } from "./fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "./relay.js";
 
 export interface CatchupFixture {
@@ -92,6 +92,8 @@ export async function publishStream(urls: string[], events: ProjectEvents, count
   for (let done = 0; done < count; done += 100) {
     const batch = events.next(Math.min(100, count - done));
     const results = await Promise.all(urls.map((u) => publishAll(u, batch)));
+    // Every relay took every event: else "through two relays" or "N events" would test less than it says.
+    results.forEach((ids, k) => expect(ids.length, `${urls[k]} accepted ${ids.length} of ${batch.length}`).toBe(batch.length));
     for (const ids of results) ids.forEach((id) => accepted.add(id));
   }
   return [...accepted];
@@ -101,16 +103,9 @@ export async function publishStream(urls: string[], events: ProjectEvents, count
 export const timesOver = (counts: Map<string, number>, ids: readonly string[]) => ids.filter((id) => counts.get(id) !== 1);
 
 /** The daemon's status; a status that cannot be read fails the test (it never passes a check silently). */
-export async function requireStatus(tenexDir: string): Promise<any> {
-  const status = await apiStatus(tenexDir);
-  expect(status, "the daemon's status API must answer").toBeDefined();
-  return status;
-}
+export const requireStatus = (tenexDir: string): Promise<any> => apiStatus(tenexDir);
 
-/** Waits until the status satisfies `ok` (read again every 100 ms); returns it. */
+/** Waits until the status satisfies `ok`; returns it. A timeout says what the status last was, or why it was unreadable. */
 export function statusWhen(tenexDir: string, ok: (s: any) => boolean, timeoutMs: number, what: string): Promise<any> {
-  return eventually(async () => {
-    const s = await apiStatus(tenexDir);
-    return s && ok(s) ? s : undefined;
-  }, timeoutMs, what);
+  return statusEventually(tenexDir, (s) => (ok(s) ? s : undefined), timeoutMs, what);
 }

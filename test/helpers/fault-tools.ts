@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 import Database from "better-sqlite3";
 import { initNostrWasm } from "nostr-wasm";
 import type { NostrEvent } from "../../src/types.js";
-import { BIN, type TestProject } from "./daemon.js";
+import { BIN, eventually, type TestProject } from "./daemon.js";
 import { publishManyRaw } from "./relay.js";
 
 /** Every agent a mailbox (nothing runs) except the slugs listed, which keep their command backend. */
@@ -122,7 +122,27 @@ export function eventsPerConversation(logs: Map<string, string>): Map<string, nu
   return out;
 }
 
-/** The records of a log's whole lines; a line that does not parse is left out (the daemon must not have left one). */
+/**
+ * Whole lines of the logs that do not parse as a record, as `path: line`. The counts above leave
+ * such lines out: a test that counts events must also check that this is empty, or a line the
+ * daemon damaged would go unseen.
+ */
+export function brokenLines(logs: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [path, text] of logs) {
+    for (const line of wholeLines(text).split("\n").filter(Boolean)) {
+      try {
+        const rec = JSON.parse(line) as { t?: unknown; n?: unknown };
+        if (typeof rec.t !== "string" || typeof rec.n !== "number") out.push(`${path}: ${line.slice(0, 120)}`);
+      } catch {
+        out.push(`${path}: ${line.slice(0, 120)}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The records of a log's whole lines; a line that does not parse is left out (see brokenLines). */
 function parseLines(text: string): any[] {
   return wholeLines(text).split("\n").filter(Boolean).flatMap((l) => {
     try {
@@ -186,25 +206,62 @@ export function indexSchemaVersion(path: string): number {
   }
 }
 
+/** Why the status could not be read: a check that needs it fails with this, never passes without it. */
+export class StatusUnreadableError extends Error {}
+
 /**
- * The daemon's status (`GET /api/v1/status`), or undefined while the API is not there (no
- * `.tenex/daemon.port`, or nothing answers on it).
+ * The daemon's status (`GET /api/v1/status`, docs/api.md). Throws StatusUnreadableError, saying
+ * why, when it cannot be read: no `.tenex/daemon.port` or token yet, nothing answering on the
+ * port, an HTTP error, or a body without the fields the fault tests read (`ingest.rejected`,
+ * `relays`). Polls that wait for the API use `statusOrWhy`.
  */
-export async function apiStatus(tenexDir: string): Promise<any | undefined> {
+export async function apiStatus(tenexDir: string): Promise<any> {
+  const got = await statusOrWhy(tenexDir);
+  if (typeof got === "string") throw new StatusUnreadableError(`status unreadable: ${got}`);
+  return got;
+}
+
+/** The status, or a sentence saying why it could not be read. */
+export async function statusOrWhy(tenexDir: string): Promise<Record<string, any> | string> {
   const portFile = join(tenexDir, "daemon.port");
   const tokenFile = join(tenexDir, "daemon.token");
-  if (!existsSync(portFile) || !existsSync(tokenFile)) return undefined;
+  for (const f of [portFile, tokenFile]) if (!existsSync(f)) return `no ${f} (the daemon is not running, or not ready)`;
   const port = readFileSync(portFile, "utf8").trim();
   const token = readFileSync(tokenFile, "utf8").trim();
+  const url = `http://127.0.0.1:${port}/api/v1/status`;
+  let res: Response;
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/status`, {
-      headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000),
-    });
-    if (!res.ok) return undefined;
-    const body = (await res.json()) as Record<string, any>;
-    return body.ingest ? body : (body.status ?? body.data ?? body);
+    res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code;
+    return `GET ${url} failed: ${e instanceof Error ? e.message : String(e)}${cause ? ` (${cause})` : ""}`;
+  }
+  const text = await res.text();
+  if (!res.ok) return `GET ${url} answered HTTP ${res.status}: ${text.slice(0, 300)}`;
+  let body: any;
+  try {
+    body = JSON.parse(text);
   } catch {
-    return undefined;
+    return `GET ${url} answered with a body that is not JSON: ${text.slice(0, 300)}`;
+  }
+  if (typeof body?.ingest?.rejected !== "object" || !Array.isArray(body?.relays)) {
+    return `GET ${url} answered without ingest.rejected and relays[]: ${text.slice(0, 300)}`;
+  }
+  return body;
+}
+
+/** Polls the status until `check` returns a value; a timeout says what the status last was, or why it was unreadable. */
+export async function statusEventually<T>(tenexDir: string, check: (status: any) => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  let last: unknown = "never read";
+  try {
+    return await eventually(async () => {
+      const got = await statusOrWhy(tenexDir);
+      last = got;
+      return typeof got === "string" ? undefined : check(got);
+    }, timeoutMs, what);
+  } catch (e) {
+    const seen = typeof last === "string" ? `status unreadable: ${last}` : `last status: ${JSON.stringify(last).slice(0, 1_500)}`;
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; ${seen}`);
   }
 }
 
@@ -287,10 +344,17 @@ export function recordFigures(name: string, figures: Record<string, unknown>): v
   if (out) appendFileSync(out, `${JSON.stringify({ name, ...figures })}\n`);
 }
 
-/** A number from the environment (the soak's sizes), or the suite's default. */
+/**
+ * A count from the environment (the soak's sizes), or the suite's default. A value that is set
+ * but is not a positive number is an error: falling back to the default would run a soak of 5
+ * trials while the operator asked for 100.
+ */
 export const envNumber = (name: string, fallback: number): number => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`$${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  return v;
 };
 
 /** Publishes `batch()` over and over, as fast as the relay takes it, until stopped. */

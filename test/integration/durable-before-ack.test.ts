@@ -20,6 +20,7 @@ import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
 import { ConversationStore } from "../../daemon/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
+import { recordFigures } from "../helpers/fault-tools.js";
 import { powerCutOps, type PowerCutOps } from "../helpers/power-cut-ops.js";
 import { convId, recs } from "./fixtures/fs-log-fixtures.js";
 
@@ -113,6 +114,10 @@ describe("durable before acknowledged (a power cut at any acknowledgement)", () 
     index.close();
 
     const events = roots.length * 6;
+    recordFigures("durable-before-ack", {
+      case: "durable before acknowledged (power cut at each acknowledgement)", asked: 2 * events + 16, ran: acks.checked(),
+      unit: "acknowledgements", inputs: events, lost: acks.failures.length,
+    });
     // Each event checked at both acknowledgements, each run at its own: none passed unchecked.
     expect(acks.checked()).toBe(2 * events + runsAcked);
     expect(runsAcked).toBe(4 + 12);
