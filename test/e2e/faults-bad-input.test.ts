@@ -9,7 +9,7 @@
 // every refusal counted under its reason (status API), no file made outside .tenex/conversations/.
 // The suite sends ~500; scripts/soak.mjs sends 10,000 (TENEXD_BAD_INPUTS).
 
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSecretKey } from "nostr-tools/pure";
@@ -21,8 +21,10 @@ import {
 } from "../helpers/fault-tools.js";
 import {
   forgedEvents, garbageFrames, NOT_DELIVERED, pathShapedButValid, signedHostiles, startFakeRelay,
-  type FakeRelay, type Hostile, type HostileContext,
+  type FakeConnection, type FakeRelay, type Hostile, type HostileContext,
 } from "../helpers/hostile-events.js";
+import { limitPairs, type LimitPair } from "../helpers/limit-events.js";
+import { sendClaimedFrame, type ClaimedFrame } from "../helpers/oversized-frames.js";
 import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
 import type { NostrEvent } from "../../src/types.js";
 
@@ -30,6 +32,12 @@ const BAD_INPUTS = envNumber("TENEXD_BAD_INPUTS", 500);
 // A soak sends thousands through a relay that stores ~100 a second.
 const TIMEOUT_MS = 60_000 + BAD_INPUTS * 25;
 const LIMITS = { maxContentBytes: 2_048, maxTags: 40, maxTagValueBytes: 256, maxEventBytes: 8_192 };
+// Frames above any size limit: whole frames of a few MB, and one whose header claims ~100 MB
+// (under the ws library's default frame limit of 100 MiB). The daemon's RSS must stay under
+// MAX_RSS_BYTES through all of them.
+const BIG_FRAME_BYTES = 6 * 1024 * 1024;
+const CLAIMED_FRAME_BYTES = 100_000_000;
+const MAX_RSS_BYTES = 200 * 1024 * 1024;
 
 let tmp: string;
 let relay: SpawnedRelay;
@@ -117,6 +125,17 @@ const tally = (hs: readonly Hostile[]) => {
 /** The refusals counted so far, by reason; throws when the status cannot be read. */
 const rejected = async (): Promise<Record<string, number>> => (await apiStatus(project.tenexDir)).ingest.rejected;
 
+/** The refusal counts once they have not moved for a second. */
+async function settledRejections(): Promise<Record<string, number>> {
+  let last = -1;
+  let same = 0;
+  return statusEventually(project.tenexDir, (st) => {
+    same = st.ingest.rejectedTotal === last ? same + 1 : 0;
+    last = st.ingest.rejectedTotal;
+    return same >= 10 ? st.ingest.rejected : undefined;
+  }, 60_000, "the refusal counts to settle");
+}
+
 /** Waits until the daemon has counted at least `expected` more refusals per reason than `before`. */
 async function countedByReason(before: Record<string, number>, expected: Record<string, number>): Promise<Record<string, number>> {
   expect(Object.keys(expected).length, "no refusal expected: nothing to check").toBeGreaterThan(0);
@@ -142,6 +161,34 @@ async function stillServes(send: (ev: NostrEvent) => Promise<unknown>, label: st
 }
 
 describe("bad input", () => {
+  it("events exactly at each size limit are taken, one byte over refused with its reason, on the live and the back-fill connections", async () => {
+    // First in the file: the reconnect below runs a back-fill of every relay, which would refuse
+    // again whatever hostile events the real relay held, and push ours out of recentRejections.
+    const before = await settledRejections();
+    const routes = { realLive: limitPairs(2_000, ctx), fakeLive: limitPairs(2_001, ctx), fakeBackfill: limitPairs(2_002, ctx) };
+    const pairs = Object.values(routes).flat();
+    for (const p of pairs) hostileIds.add(p.over.id);
+    const both = (ps: LimitPair[]) => ps.flatMap((p) => [p.at, p.over]);
+    expect(await publishAll(relay.url, both(routes.realLive)), "the real relay stores both sizes").toHaveLength(8);
+    expect(fake.push(both(routes.fakeLive).map((ev) => (sub: string) => JSON.stringify(["EVENT", sub, ev])))).toBe(8);
+    // A reconnect runs a back-fill, and the fake relay serves these to it.
+    fake.serve(both(routes.fakeBackfill));
+    fake.dropAll();
+    tried += pairs.length;
+    const atLimit = pairs.map((p) => p.at.id);
+    atLimit.forEach((id) => goodIds.add(id));
+    await inLogs(atLimit);
+    const expected: Record<string, number> = {};
+    for (const p of pairs) expected[p.reason] = (expected[p.reason] ?? 0) + 1;
+    await countedByReason(before, expected);
+    fake.serve([]);
+    // Each over-limit event refused under its own reason, whichever way it came.
+    const recent = (await apiStatus(project.tenexDir)).ingest.recentRejections as { eventId?: string; reason: string }[];
+    expect(pairs.map((p) => `${p.limit}: ${recent.find((r) => r.eventId === p.over.id)?.reason ?? "not refused"}`))
+      .toEqual(pairs.map((p) => `${p.limit}: ${p.reason}`));
+    expect(acceptedHostile()).toEqual([]);
+  }, 60_000);
+
   it("well-signed events a real relay serves, refused by the daemon for their form or author", async () => {
     const before = await rejected();
     const sent: Hostile[] = [];
@@ -231,6 +278,82 @@ describe("bad input", () => {
     expect(acceptedHostile()).toEqual([]);
   }, 90_000);
 
+  it("frames above the transport limits, on the live and the back-fill connections: nothing taken, memory bounded, the daemon comes back", async () => {
+    const pid = daemon.child.pid!;
+    const rss = rssSampler(pid);
+    const big = (k: number) => {
+      // Signed in JS: nostr-wasm's heap is too small for 6 MB.
+      const ev = project.signAsOwner(11, `${k} `.padEnd(BIG_FRAME_BYTES, "x"), [["a", project.coordinate], ["title", `big ${k}`]]);
+      hostileIds.add(ev.id);
+      return ev;
+    };
+    const claimed: Record<string, ClaimedFrame> = {};
+    const peaks: Record<string, number> = {};
+    const stage = async (name: string, attack: () => Promise<void>, comeBack: (label: string) => Promise<void>) => {
+      rss.reset();
+      await attack();
+      tried++;
+      await comeBack(name);
+      await aliveOrRestarted();
+      peaks[name] = rss.peak();
+    };
+    // Sent again on every live subscription until it is in: a connection the daemon is dropping
+    // may still look open here (copies are duplicates).
+    const liveAgain = async (label: string) => {
+      const good = owner(11, `still here after ${label}`, [["a", project.coordinate], ["title", label]]);
+      goodIds.add(good.id);
+      await eventually(() => {
+        if (eventIdCounts(snapshotLogs(project.tenexDir)).has(good.id)) return true;
+        fake.push([(sub) => JSON.stringify(["EVENT", sub, good])]);
+        return undefined;
+      }, 30_000, `a good event on the fake relay's live subscription after ${label}`);
+    };
+    const backfillAgain = async (label: string) => {
+      await stillServes(async (ev) => {
+        fake.serve([ev]);
+        fake.dropAll();
+      }, label);
+      fake.serve([]);
+    };
+    /** Arms the next fetch with `answer`, makes the daemon reconnect (a back-fill), and waits for the answer to be sent. */
+    const onBackfill = async <T>(answer: (conn: FakeConnection) => Promise<T>): Promise<T> => {
+      const sent = new Promise<T>((done) => fake.onNextFetch(async (conn) => done(await answer(conn))));
+      fake.dropAll();
+      return sent;
+    };
+
+    await stage("live: 3 frames of 6 MB", async () => {
+      expect(fake.push([0, 1, 2].map((k) => (sub: string) => JSON.stringify(["EVENT", sub, big(k)])))).toBeGreaterThan(0);
+    }, liveAgain);
+    await stage("live: a frame claiming 100 MB", async () => {
+      const [conn] = fake.liveConnections();
+      expect(conn, "a live subscription to attack").toBeDefined();
+      claimed.live = await sendClaimedFrame(conn!.socket, conn!.subId, CLAIMED_FRAME_BYTES);
+    }, liveAgain);
+    await stage("back-fill: 3 frames of 6 MB", () => onBackfill(async (conn) => {
+      for (const k of [3, 4, 5]) conn.send(JSON.stringify(["EVENT", conn.subId, big(k)]));
+      conn.send(JSON.stringify(["EOSE", conn.subId]));
+    }), backfillAgain);
+    await stage("back-fill: a frame claiming 100 MB", async () => {
+      claimed.backfill = await onBackfill((conn) => sendClaimedFrame(conn.socket, conn.subId, CLAIMED_FRAME_BYTES));
+    }, backfillAgain);
+    const hwm = procStatusBytes(pid, "VmHWM");
+    rss.stop();
+
+    recordFigures("oversized-frames", {
+      rss_peak_mb: Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, Math.round(v / 2 ** 20)])),
+      vm_hwm_mb: Math.round(hwm / 2 ** 20),
+      claimed_frames: Object.fromEntries(Object.entries(claimed).map(([k, c]) => [k, { dropped: c.dropped, written_mb: Math.round(c.written / 2 ** 20), ms: c.ms }])),
+    });
+    expect(acceptedHostile()).toEqual([]);
+    expect(crashes).toBe(0);
+    // A frame over the transport limit is refused on its header, not read, buffered and parsed:
+    // the daemon drops the connection before the claimed 100 MB have been sent.
+    expect(Object.fromEntries(Object.entries(claimed).map(([k, c]) => [k, c.dropped ? "dropped before the end" : `read whole (${c.written} bytes)`])))
+      .toEqual({ live: "dropped before the end", backfill: "dropped before the end" });
+    expect(Object.entries(peaks).filter(([, v]) => v > MAX_RSS_BYTES).map(([k, v]) => `${k}: ${Math.round(v / 2 ** 20)} MB`), "RSS over 200 MB").toEqual([]);
+  }, 180_000);
+
   it("leaves no file outside .tenex/conversations/ and the daemon's own, and the index agrees with the logs", async () => {
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
     const problems = loggedProblems(daemon.stderr());
@@ -245,3 +368,27 @@ describe("bad input", () => {
     expect(problems.map((p) => `${p.msg}: ${p.detail ?? ""}`)).toEqual([]);
   });
 });
+
+/** A field of /proc/PID/status in bytes (VmRSS: resident now; VmHWM: the most it ever was). */
+function procStatusBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kb === undefined) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(kb) * 1024;
+}
+
+/** Samples VmRSS every 20 ms; `peak` is the highest since the last `reset`. */
+function rssSampler(pid: number) {
+  let peak = procStatusBytes(pid, "VmRSS");
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, procStatusBytes(pid, "VmRSS"));
+    } catch {
+      // the process is gone: aliveOrRestarted counts that as a crash
+    }
+  }, 20);
+  return {
+    peak: () => Math.max(peak, procStatusBytes(pid, "VmRSS")),
+    reset: () => (peak = procStatusBytes(pid, "VmRSS")),
+    stop: () => clearInterval(timer),
+  };
+}

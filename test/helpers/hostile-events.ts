@@ -9,6 +9,7 @@
 // Every call with a new `i` gives new events (distinct ids), so a relay stores them all.
 
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { NostrEvent } from "../../src/types.js";
 import type { SignFn } from "./fault-tools.js";
@@ -157,8 +158,26 @@ export function garbageFrames(i: number, subId: string, anEvent: NostrEvent): st
   ];
 }
 
+/** One connection to the fake relay, with its raw socket for frames a ws server would not build. */
+export interface FakeConnection {
+  socket: Duplex;
+  /** Sends a frame the ordinary way. */
+  send(data: string): void;
+  /** The subscription this connection asked for (live or fetch). */
+  subId: string;
+  /** Resolves with the close code once the connection is gone (1006 when dropped without one). */
+  closed: Promise<number>;
+}
+
 export interface FakeRelay {
   url: string;
+  /**
+   * The next fetch (a back-fill's or a thread fetch's REQ) is answered by `answer` instead of the
+   * events to serve: one fetch only, the following ones are served as usual.
+   */
+  onNextFetch(answer: (conn: FakeConnection) => Promise<void> | void): void;
+  /** The connections with a live subscription. */
+  liveConnections(): FakeConnection[];
   /** What it answers to every fetch (a REQ not all `limit: 0`), whatever the filter, before EOSE. */
   serve(events: readonly unknown[]): void;
   /** Ids of the open live subscriptions (REQs whose filters all have `limit: 0`). */
@@ -180,12 +199,15 @@ export interface FakeRelay {
  */
 export async function startFakeRelay(): Promise<FakeRelay> {
   const live = new Map<WebSocket, Set<string>>();
+  const raw = new Map<WebSocket, Omit<FakeConnection, "subId">>();
   let served: readonly unknown[] = [];
+  let nextFetch: ((conn: FakeConnection) => Promise<void> | void) | undefined;
   let made = 0;
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  wss.on("connection", (ws) => {
+  wss.on("connection", (ws, req) => {
     made++;
     live.set(ws, new Set());
+    raw.set(ws, { socket: req.socket, send: (d) => ws.send(d), closed: new Promise((done) => ws.once("close", (code) => done(code))) });
     ws.on("close", () => live.delete(ws));
     ws.on("error", () => live.delete(ws));
     ws.on("message", (data) => answer(ws, String(data)));
@@ -200,8 +222,16 @@ export async function startFakeRelay(): Promise<FakeRelay> {
     if (msg[0] === "REQ") {
       const subId = String(msg[1]);
       const filters = msg.slice(2) as { limit?: number }[];
-      if (filters.every((f) => f.limit === 0)) live.get(ws)?.add(subId);
-      else for (const ev of served) ws.send(JSON.stringify(["EVENT", subId, ev]));
+      if (filters.every((f) => f.limit === 0)) {
+        live.get(ws)?.add(subId);
+      } else if (nextFetch) {
+        const answer = nextFetch;
+        nextFetch = undefined;
+        void answer({ ...raw.get(ws)!, subId });
+        return;
+      } else {
+        for (const ev of served) ws.send(JSON.stringify(["EVENT", subId, ev]));
+      }
       ws.send(JSON.stringify(["EOSE", subId]));
     } else if (msg[0] === "CLOSE") {
       live.get(ws)?.delete(String(msg[1]));
@@ -214,6 +244,8 @@ export async function startFakeRelay(): Promise<FakeRelay> {
   return {
     url: `ws://127.0.0.1:${port}`,
     serve: (events) => (served = events),
+    onNextFetch: (answer) => (nextFetch = answer),
+    liveConnections: () => [...live].flatMap(([ws, subs]) => (subs.size > 0 && ws.readyState === ws.OPEN ? [{ ...raw.get(ws)!, subId: [...subs][0]! }] : [])),
     liveSubs: () => [...live.values()].flatMap((s) => [...s]),
     connections: () => live.size,
     connectionsMade: () => made,
