@@ -9,11 +9,12 @@ import { generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { inLogs, publishStream, statusWhen, timesOver, useCatchupFixture } from "../helpers/catchup-fixture.js";
+import { inLogs, publishStream, timesOver, useCatchupFixture } from "../helpers/catchup-fixture.js";
 import { startCuttingProxy } from "../helpers/cutting-proxy.js";
 import type { TestProject } from "../helpers/daemon.js";
 import {
-  envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, snapshotLogs, wasmSigner, type SignFn,
+  envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, snapshotLogs, statusEventually, wasmSigner,
+  type SignFn,
 } from "../helpers/fault-tools.js";
 import type { NostrEvent } from "../../src/types.js";
 
@@ -37,7 +38,7 @@ function storedMark(tenexDir: string, relayUrl: string): number | undefined {
 
 /** Once the back-fill after a start has ended (the status says none runs and one has ended). */
 const backfilled = (tenexDir: string, timeoutMs = 60_000) =>
-  statusWhen(tenexDir, (s) => !s.catchingUp && s.lastCatchup !== null, timeoutMs, "the back-fill to end");
+  statusEventually(tenexDir, (s) => (!s.catchingUp && s.lastCatchup !== null ? s : undefined), timeoutMs, "the back-fill to end");
 
 /** A reply in `root`'s conversation, NIP-22, with or without the project tag (NDK's reply() drops it). */
 function reply(sign: SignFn, project: TestProject, root: NostrEvent, text: string, at: number, tagged: boolean): NostrEvent {
@@ -144,7 +145,8 @@ describe("the back-fill", () => {
       proxy.cutBackfills(2, 200);
 
       const d = await started(project.dir);
-      const cut = await statusWhen(project.tenexDir, (s) => s.backfill?.relays?.some((b: any) => b.url === proxy.url && !b.complete && b.retryAt !== null), 30_000,
+      const incomplete = (s: any) => s.backfill.relays.some((b: any) => b.url === proxy.url && !b.complete && b.retryAt !== null);
+      const cut = await statusEventually(project.tenexDir, (s) => (incomplete(s) ? s : undefined), 30_000,
         "the status to report the incomplete back-fill and its next try");
       const state = cut.backfill.relays.find((b: any) => b.url === proxy.url);
       expect(state.reason, JSON.stringify(state)).toBeTruthy();
@@ -155,7 +157,8 @@ describe("the back-fill", () => {
       const counts = await inLogs(project.tenexDir, published, 90_000).catch((err: unknown) => {
         throw new Error(`${String(err)}; daemon stderr: ${d.stderr().slice(-1500)}`);
       });
-      const done = await statusWhen(project.tenexDir, (s) => s.backfill.relays.every((b: any) => b.complete) && s.lag[0].highWater > mark!, 30_000,
+      const caughtUp = (s: any) => s.backfill.relays.every((b: any) => b.complete) && s.lag[0].highWater > mark!;
+      const done = await statusEventually(project.tenexDir, (s) => (caughtUp(s) ? s : undefined), 30_000,
         "the back-fill complete and the mark moved");
       await stopped(d);
       recordFigures("backfill-cut", { events: published.length, cuts: proxy.cuts(), reconnects: done.relays[0].reconnects });

@@ -15,11 +15,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../adapters/sqlite-index/migrations/index.js";
-import { inLogs, requireStatus, statusWhen } from "../helpers/catchup-fixture.js";
+import { inLogs } from "../helpers/catchup-fixture.js";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, recordFigures, sleep,
-  snapshotLogs, spawnDaemon, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
+  apiStatus, eventIdCounts, indexDisagreements, indexedNotInLogs, indexSchemaVersion, loggedProblems, ProjectEvents, publishAll, recordFigures, sleep,
+  snapshotLogs, spawnDaemon, statusEventually, useMailboxAgents, wasmSigner, wholeLines, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import { queryRaw, spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
 
@@ -327,7 +327,7 @@ describe("a full disk", () => {
       expect(refused.length, "the full disk refused events").toBeGreaterThan(0);
       // Nothing refused was acknowledged: no agent ran, the index (fed only with what is
       // durable) holds no event the logs do not, and the relay's mark did not move past them.
-      const during = await requireStatus(s.tenexDir);
+      const during = await apiStatus(s.tenexDir);
       expect(during.agents.runs).toBe(0);
       expect(indexedNotInLogs(s.tenexDir)).toEqual([]);
       const createdAt = new Map([...downEvents, ...liveEvents].map((e) => [e.id, e.created_at]));
@@ -345,7 +345,7 @@ describe("a full disk", () => {
       // The planner's trigger was refused too: it runs now, once.
       const answers = () => queryRaw(relay.url, { kinds: [1111], authors: [base.agents.planner!], "#E": [trigger.id] });
       await eventually(async () => ((await answers()).length > 0 ? true : undefined), 30_000, "the planner's answer");
-      const after = await statusWhen(s.tenexDir, (st) => st.backfill.relays.every((b: any) => b.complete), 30_000, "the back-fill complete");
+      const after = await statusEventually(s.tenexDir, (st) => (st.backfill.relays.every((b: any) => b.complete) ? st : undefined), 30_000, "the back-fill complete");
       const failures = (await stop(d)).filter((p) => !p.startsWith("log_stray_file filler"));
       console.info(`full disk: ${refused.length} of ${refusable.length} refused; ${failures.length} problems reported, e.g. ${failures[0]?.slice(0, 300)}`);
       const sent = [...refusable, ...later];

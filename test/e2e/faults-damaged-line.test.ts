@@ -6,14 +6,13 @@
 
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
 import { BIN, eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  eventIdCounts, indexDisagreements, publishAll, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wholeLines,
+  apiGet, eventIdCounts, indexDisagreements, publishAll, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wholeLines,
   type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
@@ -104,23 +103,10 @@ function damage(s: Scenario, eventId: string, sameLength: boolean): { gone: stri
   return { gone, garbage: all[at]! };
 }
 
-/**
- * One GET on its own connection: the CLI runs in between block this process for seconds (spawnSync),
- * long enough for the server to close an idle kept-alive connection that fetch would then reuse.
- */
-function api(tenexDir: string, path: string): Promise<{ status: number; body: any }> {
-  const port = readFileSync(join(tenexDir, "daemon.port"), "utf8").trim();
-  const token = readFileSync(join(tenexDir, "daemon.token"), "utf8").trim();
-  return new Promise((resolve, reject) => {
-    const req = httpGet({ host: "127.0.0.1", port: Number(port), path, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-  });
+/** One GET as the owner (fault-tools' apiGet: a connection of its own, the reason if it fails), its body parsed. */
+async function api(tenexDir: string, path: string): Promise<{ status: number; body: any }> {
+  const { status, text } = await apiGet(tenexDir, path);
+  return { status, body: JSON.parse(text) };
 }
 
 function tenexd(s: Scenario, ...args: string[]): { code: number; stdout: string; stderr: string; json(): any } {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TenexClient } from "../../daemon/client/client.js";
 import { eventually, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { apiStatus, ProjectEvents, publishAll, wasmSigner } from "../helpers/fault-tools.js";
+import { apiStatus, ProjectEvents, publishAll, statusEventually, wasmSigner } from "../helpers/fault-tools.js";
 import { bindReadOnly, fill, mountTmpfs, unmount } from "../helpers/mounts.js";
 import { cli, cliProcess, endpointOf, mailboxProject, raw, type CliRun } from "./api-fixture.js";
 
@@ -136,9 +136,8 @@ describe("a full disk", () => {
     const status = await apiStatus(project.tenexDir);
     const events = new ProjectEvents(project, await wasmSigner(project.owner.sk), { rootShare: 0.3 });
     await publishAll(status.embeddedRelay, events.next(150));
-    const failed = await eventually(async () => {
-      const s = await apiStatus(project.tenexDir);
-      const p = s?.problems.find((x: { kind: string; count: number }) => x.kind === "ingest_failed" && x.count >= 120);
+    const failed = await statusEventually(project.tenexDir, (s) => {
+      const p = s.problems.find((x: { kind: string; count: number }) => x.kind === "ingest_failed" && x.count >= 120);
       return p ? s : undefined;
     }, 30_000, "120 ingest failures");
     const kinds = failed.problems.map((p: { kind: string }) => p.kind);

@@ -1,13 +1,13 @@
 // The setting of the catch-up fault tests (offline-catchup, faults-backfill): relays and daemons
 // as child processes, cleaned up after the file; a project that has synced once; waits on what
-// the logs hold and on the daemon's status.
+// the logs hold (the daemon's status: fault-tools' apiStatus and statusEventually).
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { eventually, makeProject, ROOT, type TestProject } from "./daemon.js";
-import { apiStatus, eventIdCounts, ProjectEvents, publishAll, sleep, snapshotLogs, spawnDaemon, statusEventually, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon } from "./fault-tools.js";
+import { eventIdCounts, ProjectEvents, publishAll, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon } from "./fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "./relay.js";
 
 export interface CatchupFixture {
@@ -101,11 +101,3 @@ export async function publishStream(urls: string[], events: ProjectEvents, count
 
 /** Ids that are not in the logs exactly once. */
 export const timesOver = (counts: Map<string, number>, ids: readonly string[]) => ids.filter((id) => counts.get(id) !== 1);
-
-/** The daemon's status; a status that cannot be read fails the test (it never passes a check silently). */
-export const requireStatus = (tenexDir: string): Promise<any> => apiStatus(tenexDir);
-
-/** Waits until the status satisfies `ok`; returns it. A timeout says what the status last was, or why it was unreadable. */
-export function statusWhen(tenexDir: string, ok: (s: any) => boolean, timeoutMs: number, what: string): Promise<any> {
-  return statusEventually(tenexDir, (s) => (ok(s) ? s : undefined), timeoutMs, what);
-}

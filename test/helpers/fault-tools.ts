@@ -1,7 +1,7 @@
-// Tools for the fault tests (test/e2e/crash-*, offline-*, faults-*) and scripts/soak.mjs: the
-// daemon as a child process that can be killed at any moment (even before it is ready), what
-// its logs and index hold on disk, its status API when it is there, and a stream of real
-// signed project events.
+// Tools for the fault tests (test/e2e/crash-*, offline-*, faults-*, storage-*) and scripts/soak.mjs:
+// the daemon as a child process that can be killed at any moment (even before it is ready), what
+// its logs and index hold on disk, its status API (daemon-api.ts: unreadable is an error), and a
+// stream of real signed project events.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 import Database from "better-sqlite3";
 import { initNostrWasm } from "nostr-wasm";
 import type { NostrEvent } from "../../src/types.js";
-import { BIN, eventually, type TestProject } from "./daemon.js";
+import { BIN, type TestProject } from "./daemon.js";
 import { publishManyRaw } from "./relay.js";
 
 /** Every agent a mailbox (nothing runs) except the slugs listed, which keep their command backend. */
@@ -206,64 +206,8 @@ export function indexSchemaVersion(path: string): number {
   }
 }
 
-/** Why the status could not be read: a check that needs it fails with this, never passes without it. */
-export class StatusUnreadableError extends Error {}
-
-/**
- * The daemon's status (`GET /api/v1/status`, docs/api.md). Throws StatusUnreadableError, saying
- * why, when it cannot be read: no `.tenex/daemon.port` or token yet, nothing answering on the
- * port, an HTTP error, or a body without the fields the fault tests read (`ingest.rejected`,
- * `relays`). Polls that wait for the API use `statusOrWhy`.
- */
-export async function apiStatus(tenexDir: string): Promise<any> {
-  const got = await statusOrWhy(tenexDir);
-  if (typeof got === "string") throw new StatusUnreadableError(`status unreadable: ${got}`);
-  return got;
-}
-
-/** The status, or a sentence saying why it could not be read. */
-export async function statusOrWhy(tenexDir: string): Promise<Record<string, any> | string> {
-  const portFile = join(tenexDir, "daemon.port");
-  const tokenFile = join(tenexDir, "daemon.token");
-  for (const f of [portFile, tokenFile]) if (!existsSync(f)) return `no ${f} (the daemon is not running, or not ready)`;
-  const port = readFileSync(portFile, "utf8").trim();
-  const token = readFileSync(tokenFile, "utf8").trim();
-  const url = `http://127.0.0.1:${port}/api/v1/status`;
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return `GET ${url} failed: ${e instanceof Error ? e.message : String(e)}${cause ? ` (${cause})` : ""}`;
-  }
-  const text = await res.text();
-  if (!res.ok) return `GET ${url} answered HTTP ${res.status}: ${text.slice(0, 300)}`;
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return `GET ${url} answered with a body that is not JSON: ${text.slice(0, 300)}`;
-  }
-  if (typeof body?.ingest?.rejected !== "object" || !Array.isArray(body?.relays)) {
-    return `GET ${url} answered without ingest.rejected and relays[]: ${text.slice(0, 300)}`;
-  }
-  return body;
-}
-
-/** Polls the status until `check` returns a value; a timeout says what the status last was, or why it was unreadable. */
-export async function statusEventually<T>(tenexDir: string, check: (status: any) => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  let last: unknown = "never read";
-  try {
-    return await eventually(async () => {
-      const got = await statusOrWhy(tenexDir);
-      last = got;
-      return typeof got === "string" ? undefined : check(got);
-    }, timeoutMs, what);
-  } catch (e) {
-    const seen = typeof last === "string" ? `status unreadable: ${last}` : `last status: ${JSON.stringify(last).slice(0, 1_500)}`;
-    throw new Error(`${e instanceof Error ? e.message : String(e)}; ${seen}`);
-  }
-}
+// The status reader lives in daemon-api.ts; the fault tests import it from here with the rest.
+export { apiGet, apiStatus, statusEventually, statusOrWhy, StatusUnreadableError } from "./daemon-api.js";
 
 /** Every file under `root`, as paths relative to it (for "nothing was created elsewhere"). */
 export function listFiles(root: string): string[] {

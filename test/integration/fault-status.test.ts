@@ -57,6 +57,23 @@ describe("fault tests' status reader", () => {
     await expect(apiStatus(tenexDir(await serve(200, "{}")))).rejects.toThrow(/without ingest\.rejected and relays/);
   });
 
+  it("fails on the 403 a token that is not the owner's gets, naming it", async () => {
+    const port = await serve(403, '{"error":{"code":"owner_only","message":"only the owner\'s token (.tenex/daemon.token) may read the status"}}');
+    await expect(apiStatus(tenexDir(port))).rejects.toThrow(/HTTP 403: .*owner_only/);
+  });
+
+  it("sends the owner's token, from .tenex/daemon.token", async () => {
+    let seen = "";
+    const server: Server = createServer((req, res) => {
+      seen = req.headers.authorization ?? "";
+      res.writeHead(200, { "content-type": "application/json" }).end('{"ingest":{"rejected":{}},"relays":[]}');
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    cleanup.push(() => server.close());
+    await apiStatus(tenexDir((server.address() as AddressInfo).port));
+    expect(seen).toBe("Bearer token");
+  });
+
   it("a poll that never reads the status times out naming the reason, not as a pass", async () => {
     const dir = tenexDir(await closedPort());
     await expect(statusEventually(dir, () => true, 300, "anything")).rejects.toThrow(/timed out waiting for anything; status unreadable: .*ECONNREFUSED/);
