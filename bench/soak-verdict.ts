@@ -1,7 +1,8 @@
 // The soak's verdict (scripts/soak.mjs, docs/faults.md): from what each part did and the figures
-// its tests recorded, one row per fault case (asked, ran, inputs, lost, doubled, bad accepted)
-// and every reason the soak fails. A soak passes only when every part passed, every case it
-// expects reported, each ran at least what was asked, and nothing was lost, doubled or let in.
+// its tests recorded, one row per fault case (asked, ran, inputs, lost, doubled, bad accepted,
+// RSS against its bound where the case has one) and every reason the soak fails. A soak passes
+// only when every part passed, every case it expects reported, each ran at least what was asked,
+// nothing was lost, doubled or let in, and no case passed its memory bound.
 // Pure: scripts/soak.mjs runs the parts and prints.
 
 /** What a fault test records for its case (recordFigures in test/helpers/fault-tools.ts). */
@@ -20,6 +21,9 @@ export interface CaseFigure {
   /** Hostile inputs that ended up in a log. */
   bad_accepted?: number;
   crashes?: number;
+  /** The most a process's resident memory reached in the case, in MB, and the bound it must keep. */
+  rss_max_mb?: number;
+  rss_limit_mb?: number;
 }
 
 export interface PartOutcome {
@@ -41,6 +45,8 @@ export interface CaseRow {
   doubled: number;
   badAccepted: number;
   crashes: number;
+  rssMaxMb: number | null;
+  rssLimitMb: number | null;
 }
 
 export interface SoakVerdict {
@@ -63,9 +69,11 @@ export function soakVerdict(parts: readonly PartOutcome[], figures: readonly Rec
       continue;
     }
     const num = (k: string) => (Number.isInteger(f[k]) ? (f[k] as number) : 0);
+    const mb = (k: string) => (typeof f[k] === "number" && Number.isFinite(f[k]) ? (f[k] as number) : null);
     const row: CaseRow = {
       name, case: String(f.case), unit: String(f.unit ?? "runs"), asked: num("asked"), ran: num("ran"), inputs: num("inputs"),
       lost: num("lost"), doubled: num("doubled"), badAccepted: num("bad_accepted"), crashes: num("crashes"),
+      rssMaxMb: mb("rss_max_mb"), rssLimitMb: mb("rss_limit_mb"),
     };
     rows.push(row);
     if (row.ran < row.asked) failures.push(`${name}: ran ${row.ran} of the ${row.asked} ${row.unit} asked`);
@@ -74,6 +82,11 @@ export function soakVerdict(parts: readonly PartOutcome[], figures: readonly Rec
     if (row.doubled > 0) failures.push(`${name}: ${row.doubled} events doubled`);
     if (row.badAccepted > 0) failures.push(`${name}: ${row.badAccepted} hostile inputs accepted`);
     if (row.crashes > 0) failures.push(`${name}: the daemon crashed ${row.crashes} times`);
+    if (f.rss_limit_mb !== undefined && row.rssLimitMb === null) failures.push(`${name}: its RSS bound is not a number`);
+    if (row.rssLimitMb !== null && row.rssMaxMb === null) failures.push(`${name}: has an RSS bound but no RSS recorded`);
+    if (row.rssLimitMb !== null && row.rssMaxMb !== null && row.rssMaxMb > row.rssLimitMb) {
+      failures.push(`${name}: RSS reached ${row.rssMaxMb} MB, over its ${row.rssLimitMb} MB bound`);
+    }
   }
   for (const p of parts) {
     if (p.status !== "passed") failures.push(`${p.part}: ${p.status}`);
@@ -86,8 +99,9 @@ export function soakVerdict(parts: readonly PartOutcome[], figures: readonly Rec
 
 /** The rows as a fixed-width table for the terminal. */
 export function soakTable(rows: readonly CaseRow[]): string {
-  const head = ["case", "unit", "asked", "ran", "inputs", "lost", "doubled", "bad accepted"];
-  const body = rows.map((r) => [r.case, r.unit, r.asked, r.ran, r.inputs, r.lost, r.doubled, r.badAccepted].map(String));
+  const head = ["case", "unit", "asked", "ran", "inputs", "lost", "doubled", "bad accepted", "RSS MB (bound)"];
+  const rss = (r: CaseRow) => (r.rssMaxMb === null ? "-" : `${r.rssMaxMb}${r.rssLimitMb === null ? "" : ` (${r.rssLimitMb})`}`);
+  const body = rows.map((r) => [r.case, r.unit, r.asked, r.ran, r.inputs, r.lost, r.doubled, r.badAccepted, rss(r)].map(String));
   const width = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join("  ");
   return [line(head), ...body.map(line)].join("\n");

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  brokenLines, envNumber, eventIdCounts, indexDisagreements, loggedProblems, ProjectEvents, recordFigures, sleep, snapshotLogs,
+  brokenLines, envNumber, eventIdCounts, indexDisagreements, loggedProblems, ProjectEvents, recordCase, sleep, snapshotLogs,
   spawnDaemon, startPublisher, useMailboxAgents, wasmSigner, wholeLines,
 } from "../helpers/fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
@@ -139,7 +139,7 @@ describe("SIGKILL during ingest", () => {
     const disagreements = indexDisagreements(project.tenexDir);
     const problems = loggedProblems(d.stderr()).map((p) => p.msg).filter((m) => m !== "log_torn_tail");
 
-    recordFigures("crash-ingest", {
+    recordCase("crash-ingest", {
       case: "SIGKILL during ingest", asked: TRIALS, ran: trials.length, unit: "trials",
       inputs: accepted.size, lost: ackedLost + missing.length, doubled: duplicates,
       sigkill_trials: trials.length,

@@ -13,7 +13,7 @@ import { inLogs, publishStream, timesOver, useCatchupFixture } from "../helpers/
 import { startCuttingProxy } from "../helpers/cutting-proxy.js";
 import type { TestProject } from "../helpers/daemon.js";
 import {
-  envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, snapshotLogs, statusEventually, wasmSigner,
+  envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordCase, snapshotLogs, statusEventually, wasmSigner,
   type SignFn,
 } from "../helpers/fault-tools.js";
 import type { NostrEvent } from "../../src/types.js";
@@ -68,7 +68,10 @@ describe("the back-fill", () => {
     const status = await backfilled(project.tenexDir);
     await stopped(d);
     const final = eventIdCounts(snapshotLogs(project.tenexDir));
-    recordFigures("backfill-stranger-flood", {
+    recordCase("backfill-stranger-flood", {
+      case: "back-fill: a stranger's flood in the owner's second", asked: JUNK + OWNER_MESSAGES, ran: accepted.length, unit: "events",
+      inputs: accepted.length, lost: ids.filter((id) => !final.has(id)).length, doubled: ids.filter((id) => (final.get(id) ?? 0) > 1).length,
+      bad_accepted: junk.filter((e) => final.has(e.id)).length,
       junk: JUNK, owner_messages: OWNER_MESSAGES, owner_stored: ids.filter((id) => final.has(id)).length,
       fetched: status.lastCatchup.fetched, not_authorised: status.ingest.rejected.not_authorised ?? 0,
     });
@@ -124,7 +127,12 @@ describe("the back-fill", () => {
     const again = await started(project.dir);
     const second_ = await backfilled(project.tenexDir);
     await stopped(again);
-    recordFigures("backfill-own-people", { events: 2_000, stored_once: ids.length - timesOver(counts, ids).length, fetched: first.lastCatchup.fetched });
+    const final = eventIdCounts(snapshotLogs(project.tenexDir));
+    recordCase("backfill-own-people", {
+      case: "back-fill: own people, 2,000 events in one second", asked: 2_000, ran: ids.length, unit: "events", inputs: ids.length,
+      lost: ids.filter((id) => !final.has(id)).length, doubled: ids.filter((id) => (final.get(id) ?? 0) > 1).length,
+      fetched: first.lastCatchup.fetched, accepted_after_restart: second_.ingest.accepted,
+    });
     expect(second_.lastCatchup.complete, JSON.stringify(second_.lastCatchup)).toBe(true);
     expect(second_.ingest.accepted).toBe(0);
     expect(snapshotLogs(project.tenexDir)).toEqual(before);
@@ -161,7 +169,12 @@ describe("the back-fill", () => {
       const done = await statusEventually(project.tenexDir, (s) => (caughtUp(s) ? s : undefined), 30_000,
         "the back-fill complete and the mark moved");
       await stopped(d);
-      recordFigures("backfill-cut", { events: published.length, cuts: proxy.cuts(), reconnects: done.relays[0].reconnects });
+      const final = eventIdCounts(snapshotLogs(project.tenexDir));
+      recordCase("backfill-cut", {
+        case: "back-fill: connections cut mid-answer", asked: 1_500, ran: published.length, unit: "events", inputs: published.length,
+        lost: published.filter((id) => !final.has(id)).length, doubled: published.filter((id) => (final.get(id) ?? 0) > 1).length,
+        cuts: proxy.cuts(), reconnects: done.relays[0].reconnects,
+      });
       expect(proxy.cuts()).toBe(2);
       expect(done.relays.find((h: any) => h.url === proxy.url).reconnects, "no reconnect: the retry came from the schedule").toBe(0);
       expect(timesOver(counts, published)).toEqual([]);

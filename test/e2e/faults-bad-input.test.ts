@@ -16,7 +16,7 @@ import { generateSecretKey } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  apiStatus, brokenLines, envNumber, eventIdCounts, indexDisagreements, listFiles, loggedProblems, publishAll, recordFigures, sleep,
+  apiStatus, brokenLines, envNumber, eventIdCounts, indexDisagreements, listFiles, loggedProblems, publishAll, recordCase, sleep,
   snapshotLogs, spawnDaemon, statusEventually, useMailboxAgents, wasmSigner, type SignFn, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import {
@@ -79,8 +79,8 @@ afterAll(async () => {
   await fake?.close();
   await relay?.close();
   const inLogsNow = project ? eventIdCounts(snapshotLogs(project.tenexDir)) : new Map<string, number>();
-  recordFigures("bad-input", {
-    case: "hostile input (real relay, relay that checks nothing, sizes, frames)", asked: BAD_INPUTS, ran: tried, unit: "inputs",
+  recordCase("bad-input", {
+    case: "hostile input (real relay, relay that checks nothing)", asked: BAD_INPUTS, ran: tried, unit: "inputs",
     inputs: tried, good_events: goodIds.size, lost: [...goodIds].filter((id) => !inLogsNow.has(id)).length,
     bad_accepted: acceptedHostile().length, crashes,
     bad_inputs_tried: tried, bad_inputs_accepted: acceptedHostile().length, daemon_crashes: crashes,
@@ -152,12 +152,13 @@ async function countedByReason(before: Record<string, number>, expected: Record<
 }
 
 /** A good event still goes through (via `send`) and lands in the logs once. */
-async function stillServes(send: (ev: NostrEvent) => Promise<unknown>, label: string): Promise<void> {
+async function stillServes(send: (ev: NostrEvent) => Promise<unknown>, label: string): Promise<string> {
   const good = owner(11, `still here after ${label}`, [["a", project.coordinate], ["title", label]]);
   await send(good);
   goodIds.add(good.id);
   const counts = await inLogs([good.id]);
   expect(counts.get(good.id)).toBe(1);
+  return good.id;
 }
 
 describe("bad input", () => {
@@ -174,9 +175,14 @@ describe("bad input", () => {
     // A reconnect runs a back-fill, and the fake relay serves these to it.
     fake.serve(both(routes.fakeBackfill));
     fake.dropAll();
-    tried += pairs.length;
     const atLimit = pairs.map((p) => p.at.id);
     atLimit.forEach((id) => goodIds.add(id));
+    const counts = await inLogs(atLimit).catch(() => eventIdCounts(snapshotLogs(project.tenexDir)));
+    recordCase("limit-sizes", {
+      case: "events at and one byte over each limit (live, back-fill)", asked: 24, ran: pairs.length * 2, unit: "events",
+      inputs: pairs.length * 2, lost: atLimit.filter((id) => !counts.has(id)).length, doubled: atLimit.filter((id) => (counts.get(id) ?? 0) > 1).length,
+      bad_accepted: pairs.filter((p) => counts.has(p.over.id)).length,
+    });
     await inLogs(atLimit);
     const expected: Record<string, number> = {};
     for (const p of pairs) expected[p.reason] = (expected[p.reason] ?? 0) + 1;
@@ -285,14 +291,17 @@ describe("bad input", () => {
       // Signed in JS: nostr-wasm's heap is too small for 6 MB.
       const ev = project.signAsOwner(11, `${k} `.padEnd(BIG_FRAME_BYTES, "x"), [["a", project.coordinate], ["title", `big ${k}`]]);
       hostileIds.add(ev.id);
+      bigIds.push(ev.id);
       return ev;
     };
+    const bigIds: string[] = [];
+    /** The good events sent after each stage: each must be in the logs. */
+    const comeBackIds: string[] = [];
     const claimed: Record<string, ClaimedFrame> = {};
     const peaks: Record<string, number> = {};
     const stage = async (name: string, attack: () => Promise<void>, comeBack: (label: string) => Promise<void>) => {
       rss.reset();
       await attack();
-      tried++;
       await comeBack(name);
       await aliveOrRestarted();
       peaks[name] = rss.peak();
@@ -302,6 +311,7 @@ describe("bad input", () => {
     const liveAgain = async (label: string) => {
       const good = owner(11, `still here after ${label}`, [["a", project.coordinate], ["title", label]]);
       goodIds.add(good.id);
+      comeBackIds.push(good.id);
       await eventually(() => {
         if (eventIdCounts(snapshotLogs(project.tenexDir)).has(good.id)) return true;
         fake.push([(sub) => JSON.stringify(["EVENT", sub, good])]);
@@ -309,10 +319,10 @@ describe("bad input", () => {
       }, 30_000, `a good event on the fake relay's live subscription after ${label}`);
     };
     const backfillAgain = async (label: string) => {
-      await stillServes(async (ev) => {
+      comeBackIds.push(await stillServes(async (ev) => {
         fake.serve([ev]);
         fake.dropAll();
-      }, label);
+      }, label));
       fake.serve([]);
     };
     /** Arms the next fetch with `answer`, makes the daemon reconnect (a back-fill), and waits for the answer to be sent. */
@@ -344,7 +354,12 @@ describe("bad input", () => {
     await statusEventually(project.tenexDir, (st) => (st.backfill.relays.find((b: { url: string }) => b.url === fake.url)?.complete ? true : undefined),
       30_000, "the fake relay's back-fill complete again after the oversized frames");
 
-    recordFigures("oversized-frames", {
+    const inLogsNow = eventIdCounts(snapshotLogs(project.tenexDir));
+    recordCase("oversized-frames", {
+      case: "frames over the transport limits (live, back-fill)", asked: 4, ran: Object.keys(peaks).length, unit: "attacks",
+      inputs: 8, lost: comeBackIds.filter((id) => !inLogsNow.has(id)).length, doubled: comeBackIds.filter((id) => (inLogsNow.get(id) ?? 0) > 1).length,
+      bad_accepted: bigIds.filter((id) => inLogsNow.has(id)).length, crashes,
+      rss_max_mb: Math.round(Math.max(...Object.values(peaks)) / 2 ** 20), rss_limit_mb: MAX_RSS_BYTES / 2 ** 20,
       rss_peak_mb: Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, Math.round(v / 2 ** 20)])),
       vm_hwm_mb: Math.round(hwm / 2 ** 20),
       claimed_frames: Object.fromEntries(Object.entries(claimed).map(([k, c]) => [k, { dropped: c.dropped, written_mb: Math.round(c.written / 2 ** 20), ms: c.ms }])),

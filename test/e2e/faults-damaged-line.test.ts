@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
 import { BIN, eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import {
-  apiGet, eventIdCounts, indexDisagreements, publishAll, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wholeLines,
+  apiGet, eventIdCounts, indexDisagreements, publishAll, recordCase, sleep, snapshotLogs, spawnDaemon, useMailboxAgents, wholeLines,
   type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import { spawnRelay, type SpawnedRelay } from "../helpers/relay.js";
@@ -139,6 +139,16 @@ const shownIds = (detail: any): string[] =>
 
 const oldIds = () => [old.root, ...old.replies].map((e) => e.id);
 
+/** The soak's row: the old conversation's events that must be in the logs once (all but one no relay can give back). */
+function recordKept(name: string, what: string, tenexDir: string, mustKeep: readonly string[]): void {
+  const counts = eventIdCounts(snapshotLogs(tenexDir));
+  recordCase(name, {
+    case: what, asked: oldIds().length, ran: oldIds().length, unit: "events", inputs: oldIds().length,
+    lost: mustKeep.filter((id) => !counts.has(id)).length, doubled: mustKeep.filter((id) => (counts.get(id) ?? 0) > 1).length,
+    unrecoverable: oldIds().length - mustKeep.length,
+  });
+}
+
 /** The open damage records about the old conversation, in the daemon's status. */
 async function damageInStatus(tenexDir: string): Promise<any[]> {
   const { status, body } = await api(tenexDir, "/api/v1/status");
@@ -184,6 +194,7 @@ describe("a damaged line in the middle of an old log", () => {
     const cliStatus = tenexd(s, "status", "--json");
     expect(cliStatus.json().status.damage.map((r: any) => r.id)).toContain(record.id);
     await stop(d);
+    recordKept("damaged-line-no-relay", "damaged middle line, no relay holds it", s.tenexDir, expected);
 
     // The bad bytes are kept, the record is a private file, every intact line is in the log.
     intactLinesKept(s, gone);
@@ -230,6 +241,7 @@ describe("a damaged line in the middle of an old log", () => {
     expect(shownIds(shown.body)).toEqual(oldIds().filter((id) => id !== victim.id).sort());
     expect(await damageInStatus(s.tenexDir)).toHaveLength(1);
     await stop(d);
+    recordKept("damaged-line-same-length", "damaged middle line of the same length", s.tenexDir, oldIds().filter((id) => id !== victim.id));
     intactLinesKept(s, gone);
     expect(indexDisagreements(s.tenexDir)).toEqual([]);
   }, 60_000);
@@ -248,6 +260,7 @@ describe("a damaged line in the middle of an old log", () => {
     expect(shown.status).toBe(200);
     expect(shownIds(shown.body)).toEqual(oldIds().sort());
     await stop(d);
+    recordKept("damaged-line-relay-holds", "damaged middle line, a relay holds it", s.tenexDir, oldIds());
     const counts = eventIdCounts(snapshotLogs(s.tenexDir));
     expect(oldIds().filter((id) => counts.get(id) !== 1), "every event of the conversation once").toEqual([]);
     intactLinesKept(s, gone);

@@ -23,7 +23,7 @@ import type { NostrEvent } from "../../src/types.js";
 import { eventually, makeProject, ROOT, type TestProject } from "../helpers/daemon.js";
 import { newKey, sign } from "../helpers/events.js";
 import {
-  apiStatus, envNumber, recordFigures, sleep, spawnDaemon, statusEventually, useMailboxAgents, type SpawnedDaemon,
+  apiStatus, envNumber, recordCase, sleep, snapshotLogs, spawnDaemon, statusEventually, useMailboxAgents, type SpawnedDaemon,
 } from "../helpers/fault-tools.js";
 import { flood, rawUpgrade, rssMb, textFrame } from "../helpers/hostile-clients.js";
 import { publishRaw, queryRaw, reqRaw } from "../helpers/relay.js";
@@ -135,6 +135,7 @@ describe("the embedded relay under 100 hostile clients", () => {
       if (rss > SAFETY_MB || relayRss > SAFETY_MB) aborted = true;
     }, 100);
     let report;
+    const attackStarted = Date.now();
     try {
       report = await flood({
         url, clients: CLIENTS, durationMs: ATTACK_MS, limitFrames, abort: () => aborted,
@@ -147,11 +148,19 @@ describe("the embedded relay under 100 hostile clients", () => {
     }
     const afterRss = rssMb(pid);
     const relayAfterRss = rssMb(rpid);
+    const attackMs = Date.now() - attackStarted - 2_000;
     const status = await apiStatus(project.tenexDir);
-    recordFigures("relay-hostile", {
+    const stillIngests = await ownerEventIngested("still listening after the flood").then(() => true, (e: unknown) => e);
+    const strangersInLogs = [...snapshotLogs(project.tenexDir).values()].filter((t) => t.includes(`"pubkey":"${key.pubkey}"`)).length;
+    const frames = report.framesAtLimit.reduce((a, b) => a + b, 0) + report.framesOf1MB + report.framesClaiming95MB;
+    recordCase("relay-hostile", {
+      case: `${CLIENTS} hostile clients on the embedded relay`, asked: Math.round(ATTACK_MS / 1000), ran: Math.floor(attackMs / 1000),
+      unit: "seconds", inputs: frames, lost: stillIngests === true ? 0 : 1, bad_accepted: strangersInLogs,
+      crashes: daemon.child.exitCode === null ? 0 : 1,
+      rss_max_mb: Math.round(Math.max(maxRss, afterRss ?? Number.POSITIVE_INFINITY)), rss_limit_mb: RSS_LIMIT_MB,
       hostile_clients: CLIENTS, attack_ms: ATTACK_MS, connections: report.connections, refused_upgrades: report.refusedUpgrades,
       frames_at_unauthenticated_limit: report.framesAtLimit[0], frames_at_event_limit: report.framesAtLimit[1], frames_1mb: report.framesOf1MB, frames_claiming_95mb: report.framesClaiming95MB,
-      bytes_sent: report.bytesSent, rss_ready_mb: Math.round(readyRss), rss_max_mb: Math.round(maxRss),
+      bytes_sent: report.bytesSent, rss_ready_mb: Math.round(readyRss), rss_during_max_mb: Math.round(maxRss),
       rss_after_mb: afterRss === undefined ? null : Math.round(afterRss),
       relay_rss_ready_mb: Math.round(relayReadyRss), relay_rss_max_mb: Math.round(relayMaxRss),
       relay_rss_after_mb: relayAfterRss === undefined ? null : Math.round(relayAfterRss),
@@ -171,7 +180,8 @@ describe("the embedded relay under 100 hostile clients", () => {
     expect(relayAfterRss).toBeLessThanOrEqual(RSS_LIMIT_MB);
     expect(status.embeddedRelayGuard.refused.frame_too_large).toBeGreaterThan(0);
     expect(status.embeddedRelayGuard.refused.write_restricted).toBeGreaterThan(0);
-    await ownerEventIngested("still listening after the flood");
+    expect(strangersInLogs, "a stranger's event in the logs").toBe(0);
+    expect(stillIngests, "the daemon takes an owner's event in after the flood").toBe(true);
   }, ATTACK_MS + 60_000);
 });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { eventually } from "../helpers/daemon.js";
 import { inLogs, publishStream, timesOver, useCatchupFixture } from "../helpers/catchup-fixture.js";
 import {
-  apiStatus, brokenLines, envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordFigures, sleep, snapshotLogs, statusEventually,
+  apiStatus, brokenLines, envNumber, eventIdCounts, indexDisagreements, ProjectEvents, publishAll, recordCase, sleep, snapshotLogs, statusEventually,
 } from "../helpers/fault-tools.js";
 import { queryRaw } from "../helpers/relay.js";
 import type { NostrEvent } from "../../src/types.js";
@@ -57,7 +57,7 @@ describe.concurrent("offline catch-up", () => {
     const replies = await plannerReplies();
     const perTrigger = triggers.map((t) => replies.filter((e) => e.tags.some((tag) => tag[0] === "E" && tag[1] === t.id)).length);
     const final = eventIdCounts(snapshotLogs(project.tenexDir));
-    recordFigures("offline-catchup", {
+    recordCase("offline-catchup", {
       case: "events published while the daemon is down", asked: OFFLINE_EVENTS + TRIGGERS, ran: all.length, unit: "events",
       inputs: all.length, lost: all.filter((id) => !final.has(id)).length, doubled: all.filter((id) => (final.get(id) ?? 0) > 1).length,
       published: all.length, processed_once: all.length - timesOver(counts, all).length, planner_answers: perTrigger,
@@ -80,6 +80,10 @@ describe.concurrent("offline catch-up", () => {
     await sleep(500); // a second copy arriving late would show now
     await stopped(d);
     const final = eventIdCounts(snapshotLogs(project.tenexDir));
+    recordCase("two-relays", {
+      case: "the same events through two relays", asked: 200, ran: all.length, unit: "events", inputs: all.length,
+      lost: all.filter((id) => !final.has(id)).length, doubled: all.filter((id) => (final.get(id) ?? 0) > 1).length,
+    });
     expect(timesOver(final, all)).toEqual([]);
     expect(counts.size).toBe(final.size);
     expect(indexDisagreements(project.tenexDir)).toEqual([]);
@@ -105,6 +109,11 @@ describe.concurrent("offline catch-up", () => {
     const d = await started(project.dir);
     const counts = await inLogs(project.tenexDir, all);
     await stopped(d);
+    const final = eventIdCounts(snapshotLogs(project.tenexDir));
+    recordCase("backfill-paging", {
+      case: "back-fill paging every filter and relay", asked: 661, ran: all.length, unit: "events", inputs: all.length,
+      lost: all.filter((id) => !final.has(id)).length, doubled: all.filter((id) => (final.get(id) ?? 0) > 1).length,
+    });
     expect(timesOver(counts, all)).toEqual([]);
   }, 90_000);
 
@@ -144,7 +153,7 @@ describe.concurrent("offline catch-up", () => {
     } finally {
       // Recorded even when the test fails part-way: the soak compares the restarts that ran with those asked.
       if (final.size === 0) final = eventIdCounts(snapshotLogs(project.tenexDir));
-      recordFigures("relay-restarts", {
+      recordCase("relay-restarts", {
         case: "relay SIGKILLed and restarted mid-stream", asked: RELAY_RESTARTS, ran: restarts, unit: "restarts",
         inputs: accepted.length, lost: accepted.filter((id) => !final.has(id)).length,
         doubled: timesOver(final, accepted).filter((id) => final.has(id)).length,

@@ -11,7 +11,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TenexClient } from "../../daemon/client/client.js";
 import { eventually, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { apiStatus, ProjectEvents, publishAll, statusEventually, wasmSigner } from "../helpers/fault-tools.js";
+import { inLogs } from "../helpers/catchup-fixture.js";
+import {
+  apiStatus, eventIdCounts, ProjectEvents, publishAll, recordCase, snapshotLogs, statusEventually, wasmSigner,
+} from "../helpers/fault-tools.js";
 import { bindReadOnly, fill, mountTmpfs, unmount } from "../helpers/mounts.js";
 import { cli, cliProcess, endpointOf, mailboxProject, raw, type CliRun } from "./api-fixture.js";
 
@@ -104,6 +107,8 @@ describe("a full disk", () => {
   let ep: { url: string; token: string };
   let convDir: string;
   let filler: string;
+  /** Events the relay took while the disk was full: each refused, each to come back once there is room. */
+  let refused: string[] = [];
 
   beforeAll(async () => {
     project = await projectWithData("full");
@@ -135,7 +140,8 @@ describe("a full disk", () => {
   it("a hundred failed events are one problem with its count; the problem found at start stays", async () => {
     const status = await apiStatus(project.tenexDir);
     const events = new ProjectEvents(project, await wasmSigner(project.owner.sk), { rootShare: 0.3 });
-    await publishAll(status.embeddedRelay, events.next(150));
+    refused = await publishAll(status.embeddedRelay, events.next(150));
+    expect(refused, "the embedded relay took every event").toHaveLength(150);
     const failed = await statusEventually(project.tenexDir, (s) => {
       const p = s.problems.find((x: { kind: string; count: number }) => x.kind === "ingest_failed" && x.count >= 120);
       return p ? s : undefined;
@@ -171,6 +177,20 @@ describe("a full disk", () => {
     const ok = await raw(ep.url, "POST", "/api/v1/messages", { token: ep.token, body: { from: "planner", scope: "all", content: "fits now" } });
     expect(ok.status).toBe(201);
   });
+
+  it("every event refused while the disk was full comes back once there is room, once, without a restart", async () => {
+    expect(refused.length, "the hundred failures above ran").toBe(150);
+    const inAtFull = refused.filter((id) => eventIdCounts(snapshotLogs(project.tenexDir)).has(id));
+    // Refused live events are retried by the back-fill's retry loop, which backed off (to 5 min at
+    // most) while the disk stayed full: the wait covers its longest step.
+    const counts = await inLogs(project.tenexDir, refused, 320_000).catch(() => eventIdCounts(snapshotLogs(project.tenexDir)));
+    recordCase("storage-full", {
+      case: "storage: full disk, then read-only, then room", asked: 150, ran: refused.length, unit: "events", inputs: refused.length,
+      lost: refused.filter((id) => !counts.has(id)).length, doubled: refused.filter((id) => (counts.get(id) ?? 0) > 1).length,
+      in_logs_while_full: inAtFull.length,
+    });
+    expect(refused.filter((id) => counts.get(id) !== 1)).toEqual([]);
+  }, 330_000);
 
   it("start on a .tenex with no space at all: exit 5 with what to do; the reads still answer", async () => {
     const other = await projectWithData("full-start");

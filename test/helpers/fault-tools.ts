@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeF
 import { join, relative } from "node:path";
 import Database from "better-sqlite3";
 import { initNostrWasm } from "nostr-wasm";
+import type { CaseFigure } from "../../bench/soak-verdict.js";
 import type { NostrEvent } from "../../src/types.js";
 import { BIN, type TestProject } from "./daemon.js";
 import { publishManyRaw } from "./relay.js";
@@ -286,6 +287,15 @@ export function recordFigures(name: string, figures: Record<string, unknown>): v
   console.info(`${name}: ${JSON.stringify(figures)}`);
   const out = process.env.TENEXD_SOAK_OUT;
   if (out) appendFileSync(out, `${JSON.stringify({ name, ...figures })}\n`);
+}
+
+/**
+ * For the soak's per-case table (bench/soak-verdict.ts): what the case asked for and ran, what it
+ * put through the daemon, and what was lost, doubled or let in. Record it before the checks, so a
+ * failing case still shows its counts. Figures of the case's own ride along.
+ */
+export function recordCase(name: string, figures: Omit<CaseFigure, "name"> & Record<string, unknown>): void {
+  recordFigures(name, figures);
 }
 
 /**

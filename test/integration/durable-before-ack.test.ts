@@ -20,7 +20,7 @@ import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
 import { ConversationStore } from "../../daemon/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
-import { recordFigures } from "../helpers/fault-tools.js";
+import { recordCase } from "../helpers/fault-tools.js";
 import { powerCutOps, type PowerCutOps } from "../helpers/power-cut-ops.js";
 import { convId, recs } from "./fixtures/fs-log-fixtures.js";
 
@@ -114,7 +114,7 @@ describe("durable before acknowledged (a power cut at any acknowledgement)", () 
     index.close();
 
     const events = roots.length * 6;
-    recordFigures("durable-before-ack", {
+    recordCase("durable-before-ack", {
       case: "durable before acknowledged (power cut at each acknowledgement)", asked: 2 * events + 16, ran: acks.checked(),
       unit: "acknowledgements", inputs: events, lost: acks.failures.length,
     });

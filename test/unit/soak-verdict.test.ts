@@ -33,6 +33,17 @@ describe("soak verdict", () => {
     ]);
   });
 
+  it("fails on a case over its RSS bound, or with a bound and no RSS recorded; shows RSS and bound in the table", () => {
+    const hostile = (over: Record<string, unknown>) => ({ ...crash({ name: "relay-hostile", case: "hostile clients" }), rss_limit_mb: 200, ...over });
+    const parts: PartOutcome[] = [{ part: "relay", status: "passed", expects: ["relay-hostile"] }];
+    const within = soakVerdict(parts, [hostile({ rss_max_mb: 92 })]);
+    expect(within.failures).toEqual([]);
+    expect(soakTable(within.rows)).toMatch(/hostile clients .* 92 \(200\)$/m);
+    expect(soakVerdict(parts, [hostile({ rss_max_mb: 201 })]).failures).toEqual(["relay-hostile: RSS reached 201 MB, over its 200 MB bound"]);
+    expect(soakVerdict(parts, [hostile({})]).failures).toEqual(["relay-hostile: has an RSS bound but no RSS recorded"]);
+    expect(soakTable(soakVerdict(passed, [crash()]).rows)).toMatch(/0\s+-$/m);
+  });
+
   it("fails when a part failed, did not run, or never recorded its figures", () => {
     const parts: PartOutcome[] = [
       { part: "crash", status: "failed (exit 1)", expects: ["crash-ingest"] },
