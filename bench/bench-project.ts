@@ -12,7 +12,7 @@ import { decideAddEvent, emptyConversation, stamp } from "../src/conversation.js
 import { applyRecords } from "../src/conversation-reducer.js";
 import type { LogRecord } from "../src/records.js";
 import type { NostrEvent } from "../src/types.js";
-import { recipientsFor } from "../daemon/recipients.js";
+import { projectRecipients } from "../src/messaging/recipients.js";
 import { BENCH_D, benchProjectInfo, type BenchKeys } from "./workload.js";
 
 export interface BenchProject {
@@ -62,7 +62,7 @@ const WINDOW = 64;
 export async function fillStore(tenexDir: string, keys: BenchKeys, conversations: AsyncIterable<NostrEvent[]>, relay: string): Promise<FillReport> {
   const info = benchProjectInfo(keys);
   const log = new FileConversationLog(tenexDir);
-  const index = new SqliteIndex({ path: join(tenexDir, "index.sqlite"), recipientsOf: recipientsFor(info) });
+  const index = new SqliteIndex({ path: join(tenexDir, "index.sqlite"), recipientsOf: projectRecipients(info) });
   const started = performance.now();
   const report: FillReport = { conversations: 0, events: 0, newest: 0, ms: 0 };
   const inflight = new Set<Promise<void>>();

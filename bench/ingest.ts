@@ -23,7 +23,7 @@ import { configSchema } from "../daemon/config/config-schema.js";
 import { ConversationQueues } from "../daemon/ingest/conversation-queues.js";
 import { IngestCounters } from "../daemon/ingest/counters.js";
 import { IngestPipeline } from "../daemon/ingest/pipeline.js";
-import { recipientsFor } from "../daemon/recipients.js";
+import { projectRecipients } from "../src/messaging/recipients.js";
 import { ConversationStore } from "../daemon/store/conversation-store.js";
 import { evps, limitsText, median, round, type BenchContext } from "./bench-context.js";
 import type { Figure } from "./figure.js";
@@ -50,7 +50,7 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-ingest-bench-"));
   const info = benchProjectInfo(benchKeys());
   const log = new FileConversationLog(dir);
-  const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(info) });
+  const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: projectRecipients(info) });
   const index: SqliteIndex = indexWrites ? sqlite : Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined });
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
   const indexErrors: unknown[] = [];
@@ -61,7 +61,7 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   // Every agent is a mailbox here, as in the child-process benchmarks: no agent program runs.
   const pipeline = new IngestPipeline({
     project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
-    clock: { now: () => Date.now() }, runsFor: () => [], onAcknowledged: () => undefined,
+    clock: { now: () => Date.now() }, runsHere: () => false, onAcknowledged: () => undefined,
   });
   return {
     pipeline,

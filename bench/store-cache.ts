@@ -11,7 +11,7 @@ import { fillStore, writeBenchProject, type BenchProject, type FillReport } from
 import { benchKeys, CACHE_DIR, readDataset, type BenchKeys, type Shape } from "./workload.js";
 
 // What decides the bytes of a filled store: the compiled log, index and domain code.
-const STORE_CODE = ["src", "adapters/fs-log", "adapters/sqlite-index", "daemon/recipients.js"];
+const STORE_CODE = ["src", "adapters/fs-log", "adapters/sqlite-index"];
 // Raise when fillStore (bench-project.ts) changes what it writes.
 const FILL_VERSION = 1;
 const DIST = resolve(import.meta.dirname, "..");

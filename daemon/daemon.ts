@@ -21,9 +21,8 @@ import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { ensurePrivateFile, makePrivate, PRIVATE_DIR, PRIVATE_FILE } from "../adapters/state-file/private-file.js";
-import { AgentRunner } from "./agents/agent-runner.js";
+import { AgentRunner, commandAgentsOf, type CommandAgent } from "./agents/agent-runner.js";
 import { ApiServer } from "./api/server.js";
-import { agentsToRun } from "./agents/dispatch.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
 import { Escalator } from "./escalation.js";
@@ -43,7 +42,7 @@ import { BackfillIncompleteError, RelaySync } from "./relay-sync.js";
 import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
 import { embeddedRelayGuard } from "./embedded-relay-guard.js";
-import { recipientsFor } from "./recipients.js";
+import { projectRecipients } from "../src/messaging/recipients.js";
 
 export interface DaemonOptions {
   log: Logger;
@@ -101,6 +100,8 @@ export class Daemon {
   /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
   private threads!: ThreadFetcher;
+  /** The agents the daemon runs itself, by pubkey (mailbox agents pull their work through the API). */
+  private readonly commandAgents: ReadonlyMap<string, CommandAgent>;
   /** Conversations whose logs lost lines before the relays were connected: fetched once they are. */
   private readonly toRefetch = new Set<string>();
 
@@ -108,6 +109,7 @@ export class Daemon {
     this.clock = opts.clock ?? systemClock;
     this.startedAt = this.clock.now();
     this.queues = new ConversationQueues(project.config.limits.maxConcurrentConversations);
+    this.commandAgents = commandAgentsOf(project.agents);
   }
 
   static async start(project: LoadedProject, opts: DaemonOptions): Promise<Daemon> {
@@ -156,7 +158,7 @@ export class Daemon {
         if (p.kind === "quarantined" || p.kind === "damaged_lines") this.lostLines(p.id);
       },
     });
-    const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, this.clock.now());
+    const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: projectRecipients(project.info) }, this.clock.now());
     this.index = opened.index;
     if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);
     await this.reconcile(opened.fresh, opened.movedAside !== undefined);
@@ -176,7 +178,7 @@ export class Daemon {
     const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
     // The owner's key, when config.json names its file, lets `tenexd ask` speak as the owner.
     if (project.owner.secretKey) signers.set(project.owner.pubkey, new KeySigner(project.owner.secretKey));
-    const commandAgents = new Set(project.agents.filter((a) => a.backend.type === "command").map((a) => a.pubkey));
+    const commandAgents = this.commandAgents;
 
     await this.connectRelays();
     const gateway = this.gateway!;
@@ -202,10 +204,9 @@ export class Daemon {
       project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
       queues: this.queues, counters: this.counters, clock: this.clock,
       // Mailbox agents pull their work through the API: only command agents are run here.
-      runsFor: (conv, ev, decision) =>
-        agentsToRun(conv, ev, decision, project.orchestrator).filter((a) => commandAgents.has(a.pubkey)),
+      runsHere: (pk) => commandAgents.has(pk),
       onAcknowledged: (conv, ev, runs) => {
-        for (const agent of runs) this.runner.trigger(conv.id, agent, ev);
+        for (const agent of runs) this.runner.trigger(conv.id, commandAgents.get(agent.pubkey)!, ev);
       },
       onUnknownRoot: (rootId, quiet) => threads.request(rootId, quiet),
     });
@@ -274,9 +275,11 @@ export class Daemon {
   private async resumeRuns(): Promise<void> {
     for (const { conversationId, agent, triggerId } of this.index.pendingRuns()) {
       const trigger = (await this.store.get(conversationId))?.eventsById.get(triggerId)?.ev;
-      const info = this.project.agents.find((a) => a.pubkey === agent);
-      if (trigger && info) this.runner.trigger(conversationId, info, trigger);
-      else this.problem("pending_run_unresolvable", `${agent.slice(0, 12)}… on ${triggerId} in ${conversationId}`);
+      const known = this.project.agents.some((a) => a.pubkey === agent);
+      // An agent that is a mailbox agent now (agents.json changed since) pulls its work itself.
+      const runnable = this.commandAgents.get(agent);
+      if (trigger && runnable) this.runner.trigger(conversationId, runnable, trigger);
+      else if (!trigger || !known) this.problem("pending_run_unresolvable", `${agent.slice(0, 12)}… on ${triggerId} in ${conversationId}`);
     }
   }
 

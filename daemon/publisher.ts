@@ -4,7 +4,7 @@
 
 import type { Signer } from "../src/ports.js";
 import type { NostrEvent, UnsignedEvent } from "../src/types.js";
-import { conversationIdOf } from "./ingest/conversation-of.js";
+import { conversationIdOf } from "../src/conversation-of.js";
 import type { IngestPipeline } from "./ingest/pipeline.js";
 import type { Outbox } from "./outbox.js";
 

@@ -4,8 +4,7 @@
 // are live in memory already; that part is async (directorStatus).
 
 import { listDamage } from "../adapters/fs-log/damage-records.js";
-import { detectRoutingProblems } from "../src/routing-health.js";
-import { currentTurn } from "../src/turns.js";
+import { stuckTurn, type RoutingProblems } from "../src/routing-health.js";
 import { EMBEDDED_MARK, type Daemon } from "./daemon.js";
 
 // The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
@@ -84,7 +83,7 @@ export interface StuckTurn {
   overdue: boolean;
   /** Slugs of the routed agents that have not completed. */
   waitingFor: string[];
-  problems: ReturnType<typeof detectRoutingProblems>;
+  problems: RoutingProblems;
 }
 
 /** Open turns past their deadline, or in a conversation whose routing loops or stalls. */
@@ -96,15 +95,12 @@ export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: Stuc
   const stuck: StuckTurn[] = [];
   for (const id of ids) {
     const conv = await d.store.get(id);
-    const turn = conv && currentTurn(conv.turns);
-    if (!conv || !turn) continue;
-    const problems = detectRoutingProblems(conv.turns, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
-    const overdue = turn.deadline !== undefined && now > turn.deadline;
-    if (!overdue && !problems.repeatedRouting && !problems.stalled) continue;
-    const done = new Set([...turn.completions.values()].map((c) => c.agent));
+    const found = conv && stuckTurn(conv.turns, now, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
+    if (!conv || !found) continue;
+    const { turn, overdue, problems, waitingFor } = found;
     stuck.push({
       conversationId: id, title: conv.title, turn: turn.number, phase: turn.phase, startedAt: turn.startedAt,
-      deadline: turn.deadline ?? null, overdue, waitingFor: turn.agents.filter((a) => !done.has(a)).map(slug), problems,
+      deadline: turn.deadline ?? null, overdue, waitingFor: waitingFor.map(slug), problems,
     });
   }
   return { open: ids.length, stuck };

@@ -73,6 +73,17 @@ export function decideRead(conv: Conversation, agent: string, seq: number, now: 
   return [{ t: "read", at: now, agent, seq: target }];
 }
 
+/**
+ * Where a mark goes: the given position, else the last message's. Not the log's end: the mark's
+ * own record lands there, so "up to the end" would move every time and never be done.
+ */
+export function markPosition(conv: Conversation, upTo: number | undefined): number {
+  if (upTo !== undefined) return Math.min(upTo, conv.lastN);
+  let last = 0;
+  for (const e of conv.events) last = Math.max(last, e.n);
+  return last;
+}
+
 export function decideAck(conv: Conversation, agent: string, eventId: string, now: number): New<AckRecord>[] {
   if (!conv.eventsById.has(eventId)) throw new NotFoundError(`event in conversation ${conv.id}`, eventId);
   if (conv.views.get(agent)?.acks.has(eventId)) return [];

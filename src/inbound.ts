@@ -1,17 +1,13 @@
-// What an accepted inbound event does to its conversation, in two steps around its commit
-// (the daemon's ingest pipeline runs exactly these): first the event itself with what it
+// What an accepted inbound event does to its conversation: the event itself with what it
 // completes and the status it sets (its author's cursor moves with it, in the fold:
-// agent-seen.ts); then, with the event in place, who it sets to work (routing.ts, in the
-// conversation's participation: a direct message or a discussion keeps the orchestrator out).
+// agent-seen.ts). Who it sets to work is decided next, with the event in place (runs.ts).
 
 import type { Conversation } from "./conversation-state.js";
 import { decideAddEvent, decideClose, decideReopen } from "./conversation.js";
-import { participationOf } from "./messaging/participation.js";
 import type { NewRecord } from "./records.js";
-import { decideTrigger, type TriggerDecision } from "./routing.js";
 import { isCompletion, statusOf } from "./tags.js";
 import { decideCompletion } from "./turns.js";
-import type { NostrEvent, ProjectInfo } from "./types.js";
+import type { NostrEvent } from "./types.js";
 
 /** The event's records, or none when the conversation already holds it. */
 export function decideInbound(conv: Conversation | undefined, ev: NostrEvent, origin: "relay" | "local", now: number): NewRecord[] {
@@ -27,9 +23,4 @@ export function decideInbound(conv: Conversation | undefined, ev: NostrEvent, or
     records.push(...(status === "closed" ? decideClose(conv, change, now) : decideReopen(conv, change, now)));
   }
   return records;
-}
-
-/** Who `ev` sets to work, decided once it is applied to `conv`. */
-export function decideRunTrigger(conv: Conversation, ev: NostrEvent, project: ProjectInfo): TriggerDecision {
-  return decideTrigger(ev, project, participationOf(conv.eventsById.get(conv.id)?.ev, project));
 }

@@ -11,6 +11,7 @@
 
 import type { Turn, TurnsState } from "./conversation-state.js";
 import { DomainError } from "./errors.js";
+import { currentTurn } from "./turns.js";
 import type { Phase } from "./types.js";
 
 export interface RoutingHealthOptions {
@@ -54,4 +55,24 @@ export function detectRoutingProblems(turns: TurnsState, opts: RoutingHealthOpti
   const stalled = trailingRun(turns.turns, madeNoProgress);
   if (stalled >= opts.stallThreshold) problems.stalled = { turnsWithoutProgress: stalled };
   return problems;
+}
+
+export interface StuckTurn {
+  turn: Turn;
+  /** Past its deadline. */
+  overdue: boolean;
+  problems: RoutingProblems;
+  /** Pubkeys of the routed agents that have not completed. */
+  waitingFor: string[];
+}
+
+/** The open turn, when it is past its deadline or the conversation's routing loops or stalls. */
+export function stuckTurn(turns: TurnsState, now: number, opts: RoutingHealthOptions): StuckTurn | undefined {
+  const turn = currentTurn(turns);
+  if (!turn) return undefined;
+  const problems = detectRoutingProblems(turns, opts);
+  const overdue = turn.deadline !== undefined && now > turn.deadline;
+  if (!overdue && !problems.repeatedRouting && !problems.stalled) return undefined;
+  const done = new Set([...turn.completions.values()].map((c) => c.agent));
+  return { turn, overdue, problems, waitingFor: turn.agents.filter((a) => !done.has(a)) };
 }

@@ -53,10 +53,17 @@ function withoutOrchestrator(ev: NostrEvent, project: ProjectInfo, addressed: Ag
   return { action: "record", addressed: toWhom, reason: `${kind} the orchestrator is not part of, addressing no agent: recorded, not executed` };
 }
 
+/** Why `ev` may trigger nothing at all (not a conversation event, or not from the project's people), if so. */
+export function refusal(ev: NostrEvent, project: ProjectInfo): RejectReason | undefined {
+  if (!isConversationKind(ev.kind)) return "not_a_conversation_event";
+  if (!isAuthorised(project, ev.pubkey)) return "not_authorised";
+  return undefined;
+}
+
 /** `participation`: the conversation's (its root's), when known; a user's conversation by default. */
 export function decideTrigger(ev: NostrEvent, project: ProjectInfo, participation: Participation = TEAM): TriggerDecision {
-  if (!isConversationKind(ev.kind)) return { action: "reject", reason: "not_a_conversation_event" };
-  if (!isAuthorised(project, ev.pubkey)) return { action: "reject", reason: "not_authorised" };
+  const refused = refusal(ev, project);
+  if (refused) return { action: "reject", reason: refused };
 
   const addressed = addressedAgents(ev, project);
   const orchestrator = orchestratorOf(project);

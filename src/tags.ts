@@ -1,5 +1,5 @@
 // Tag readers. Each returns undefined (or []) for a missing or malformed tag: shape checks
-// with clear rejections happen at the edge (adapters/edge/validate-inbound.ts); here we only read.
+// with clear rejections happen at the edge (src/edge/validate-inbound.ts); here we only read.
 
 import type { MessageType, Phase, Priority } from "./types.js";
 import { MESSAGE_TYPES, PHASES, PRIORITIES } from "./types.js";

@@ -3,7 +3,7 @@
 // that cannot be had in time stays as text (src/entities.ts), it never holds a run up for long.
 
 import { entityFilter, isEntity } from "../../src/entity-refs.js";
-import { readEnvelope, tagsShapeProblem } from "../edge/envelope.js";
+import { readEnvelope, tagsShapeProblem } from "../../src/edge/envelope.js";
 import type { EntityFetcher, RelayGateway } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 

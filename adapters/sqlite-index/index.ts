@@ -4,7 +4,7 @@ export { openIndexReadOnly, type IndexReader } from "./index-reader.js";
 export {
   IndexCorruptError, IndexError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError,
 } from "./errors.js";
-export { pTagRecipients, PRIORITY_RANK, type RecipientsOf } from "./message-row.js";
+export { PRIORITY_RANK } from "./message-row.js";
 export { LATEST_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export type { AliasQueries, MessageLocation } from "./alias-queries.js";
 export type { AuditEntry } from "./audit-queries.js";

@@ -1,20 +1,13 @@
 // What the index keeps of one event: a row for `messages` (a preview, not the content: the log
 // holds the content) and the recipients it is addressed to.
 
-import type { Conversation } from "../../src/conversation-state.js";
 import type { EventRecord } from "../../src/records.js";
 import {
-  expirationOf, mentionedPubkeys, messageTypeOf, parentEventId, priorityOf,
+  expirationOf, messageTypeOf, parentEventId, priorityOf,
 } from "../../src/tags.js";
-import type { NostrEvent, Priority } from "../../src/types.js";
+import type { Priority } from "../../src/types.js";
 
 export const PREVIEW_CHARS = 160;
-
-/** Decides who an event is addressed to. The author is removed whatever this returns. */
-export type RecipientsOf = (ev: NostrEvent, conv: Conversation) => string[];
-
-/** Default: the event's lowercase `p` tags. */
-export const pTagRecipients: RecipientsOf = (ev) => mentionedPubkeys(ev.tags);
 
 /** Sort order of priorities: critical first, no priority ranks as medium. */
 export const PRIORITY_RANK: Readonly<Record<Priority, number>> = { critical: 0, high: 1, medium: 2, low: 3 };
@@ -72,14 +65,4 @@ export function previewOf(content: string): string {
     end += pair ? 2 : 1;
   }
   return content.slice(0, end);
-}
-
-/** Distinct recipients, lowercase-normalised, never the author (no one is unread to itself). */
-export function recipientsFor(ev: NostrEvent, conv: Conversation, recipientsOf: RecipientsOf): string[] {
-  const out = new Set<string>();
-  for (const p of recipientsOf(ev, conv)) {
-    const key = p.toLowerCase();
-    if (key !== ev.pubkey) out.add(key);
-  }
-  return [...out];
 }

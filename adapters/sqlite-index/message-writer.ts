@@ -6,7 +6,8 @@ import type Database from "better-sqlite3";
 import type { Conversation } from "../../src/conversation-state.js";
 import type { EventRecord } from "../../src/records.js";
 import type { AggregateDeltas } from "./aggregate-deltas.js";
-import { messageRow, recipientsFor, type RecipientsOf } from "./message-row.js";
+import { indexedRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
+import { messageRow } from "./message-row.js";
 import { responseSeconds } from "./response-replay.js";
 import type { UnreadMarks } from "./unread-marks.js";
 
@@ -58,7 +59,7 @@ export class MessageWriter {
     this.deltas.message(row.created_at, row.author);
     this.deltas.participant(conv.id, row.author);
     this.resolveAwaiting(conv.id, row.author, row.created_at);
-    for (const recipient of recipientsFor(rec.ev, conv, this.recipientsOf)) {
+    for (const recipient of indexedRecipients(rec.ev, conv, this.recipientsOf)) {
       this.unread.addRecipient({
         conversation_id: conv.id, n: row.n, recipient, event_id: row.event_id,
         priority_rank: row.priority_rank, created_at: row.created_at, expiration: row.expiration,

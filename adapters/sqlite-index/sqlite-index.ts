@@ -7,7 +7,7 @@ import type { ConversationIndex, IndexBatchItem, IndexedLog, LogEnd } from "../.
 import type { LogRecord } from "../../src/records.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
-import { pTagRecipients, type RecipientsOf } from "./message-row.js";
+import { pTagRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
 import type { MessageSummary } from "./message-summary.js";
 import { schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open-database.js";

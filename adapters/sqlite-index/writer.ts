@@ -7,7 +7,7 @@ import type { LogRecord } from "../../src/records.js";
 import type { IndexBatchItem, LogEnd } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
 import { LogEnds } from "./log-ends.js";
-import type { RecipientsOf } from "./message-row.js";
+import type { RecipientsOf } from "../../src/messaging/recipients.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
 import { OutboxRows } from "./outbox-rows.js";

@@ -2,7 +2,7 @@
 
 import type { NostrEvent } from "../../src/types.js";
 
-/** `bad_id` and `bad_signature` are also edge reject reasons (adapters/edge/reject-reason.ts). */
+/** `bad_id` and `bad_signature` are also edge reject reasons (src/edge/reject-reason.ts). */
 export const VERDICTS = ["ok", "bad_id", "bad_signature"] as const;
 export type Verdict = (typeof VERDICTS)[number];
 

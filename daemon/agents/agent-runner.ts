@@ -3,6 +3,7 @@
 // backend. Then, in the queue again: commit what the output decided and the run's audit
 // record, and publish the agent's signed event. A failed run is recorded, never fatal.
 
+import { randomUUID } from "node:crypto";
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import type { ContextCache } from "../../src/agent-view.js";
 import type { Conversation } from "../../src/conversation-state.js";
@@ -17,8 +18,8 @@ import type { ConversationQueues } from "../ingest/conversation-queues.js";
 import type { Logger } from "../log.js";
 import type { Publisher } from "../publisher.js";
 import type { ConversationStore } from "../store/conversation-store.js";
-import { buildAgentInput } from "./agent-input.js";
-import { planOutput } from "./apply-output.js";
+import { buildAgentInput } from "../../src/agent-input.js";
+import { planOutput } from "../../src/output-plan.js";
 import { runCommand, type CommandResult } from "./command-backend.js";
 
 export interface RunnerDeps {
@@ -39,6 +40,14 @@ export interface RunnerDeps {
   entities?: EntityFetcher;
 }
 
+/** An agent the daemon runs itself: a program it starts per trigger. */
+export type CommandAgent = LoadedAgent & { backend: CommandBackend };
+
+/** The project's command agents by pubkey: the ones src/runs.ts may set to work here. */
+export function commandAgentsOf(agents: readonly LoadedAgent[]): Map<string, CommandAgent> {
+  return new Map(agents.filter((a): a is CommandAgent => a.backend.type === "command").map((a) => [a.pubkey, a]));
+}
+
 export interface RunFailure {
   at: number;
   agent: string;
@@ -54,11 +63,9 @@ export class AgentRunner {
   constructor(private readonly d: RunnerDeps) {}
 
   /** Starts a run in the background; its outcome is recorded, never thrown. */
-  trigger(conversationId: string, agent: AgentInfo, ev: NostrEvent): void {
-    const loaded = this.d.agents.find((a) => a.pubkey === agent.pubkey);
-    if (!loaded || loaded.backend.type !== "command") return; // mailbox agents pull their context themselves
-    const p = this.run(conversationId, loaded, ev)
-      .catch((err: unknown) => this.fail(conversationId, loaded, "internal", err instanceof Error ? err.message : String(err)))
+  trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent): void {
+    const p = this.run(conversationId, agent, ev)
+      .catch((err: unknown) => this.fail(conversationId, agent, "internal", err instanceof Error ? err.message : String(err)))
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
   }
@@ -67,8 +74,7 @@ export class AgentRunner {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private async run(convId: string, agent: LoadedAgent, trigger: NostrEvent): Promise<void> {
-    if (agent.backend.type !== "command") return;
+  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent): Promise<void> {
     // In memory for the whole run: its execution-time session is open while the command runs.
     this.d.store.pin(convId);
     try {
@@ -119,7 +125,7 @@ export class AgentRunner {
       const conv = await this.mustGet(convId);
       const plan = planOutput(result.output, {
         conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
-        turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now: this.d.clock.now(),
+        turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now: this.d.clock.now(), turnId: randomUUID(),
       });
       if (plan.refused) this.d.log.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
       await this.d.store.commit(conv, plan.records).durable;

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import type { AgentInput } from "./agent-input.js";
-import { outputRulesFor, parseAgentOutput, type AgentOutput } from "./agent-output.js";
+import type { AgentInput } from "../../src/agent-input.js";
+import { outputRulesFor, parseAgentOutput, type AgentOutput } from "../../src/agent-output.js";
 
 export interface CommandSpec {
   /** Program and arguments, run without a shell. */

@@ -24,7 +24,7 @@ export function formatZodError(err: z.ZodError): string {
   return err.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
 }
 
-// Refusals the ingest pipeline gives for the size of an event (adapters/edge/reject-reason.ts).
+// Refusals the ingest pipeline gives for the size of an event (src/edge/reject-reason.ts).
 const SIZE_REASONS = /too_large|too_many/;
 
 export function toApiError(err: unknown): ApiError {

@@ -6,7 +6,7 @@
 // Reads implement the same ReadApi the CLI uses when no daemon runs.
 
 import { join } from "node:path";
-import type { AgentInput } from "../agents/agent-input.js";
+import type { AgentInput } from "../../src/agent-input.js";
 import type { OutputResult } from "../services/mailbox.js";
 import type { AskRequest } from "../services/ask.js";
 import type { DirectRequest } from "../services/messaging.js";

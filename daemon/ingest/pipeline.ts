@@ -7,13 +7,14 @@ import type { Conversation } from "../../src/conversation-state.js";
 import { projectOf } from "../../src/coordinate.js";
 import { isConversationKind, KNOWN_KINDS } from "../../src/kinds.js";
 import type { Clock } from "../../src/ports.js";
-import { decideInbound, decideRunTrigger } from "../../src/inbound.js";
-import { decideTrigger, type TriggerDecision } from "../../src/routing.js";
+import { decideInbound } from "../../src/inbound.js";
+import { refusal } from "../../src/routing.js";
+import { decideRuns } from "../../src/runs.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
-import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
+import { validateInbound, type Limits } from "../../src/edge/validate-inbound.js";
 import type { Verdict } from "../../adapters/verify/verify-protocol.js";
 import type { ConversationStore } from "../store/conversation-store.js";
-import { conversationIdOf } from "./conversation-of.js";
+import { conversationIdOf } from "../../src/conversation-of.js";
 import type { ConversationQueues } from "./conversation-queues.js";
 import { BulkGate } from "./bulk-gate.js";
 import type { IngestCounters } from "./counters.js";
@@ -25,9 +26,6 @@ export type IngestOutcome =
   /** A back-fill's reply met before its conversation's root, without a project tag: try it again later. */
   | { status: "deferred"; reason: string; eventId: string }
   | { status: "rejected"; reason: string; detail: string; eventId?: string };
-
-/** The agents an event sets to work, decided against the conversation right after it is applied. */
-export type RunsFor = (conv: Conversation, ev: NostrEvent, decision: TriggerDecision) => AgentInfo[];
 
 /** Called once an accepted event is durable, with the agents it sets to work. */
 export type OnAcknowledged = (conv: Conversation, ev: NostrEvent, runs: AgentInfo[]) => void;
@@ -50,7 +48,8 @@ export interface PipelineDeps {
   queues: ConversationQueues;
   counters: IngestCounters;
   clock: Clock;
-  runsFor: RunsFor;
+  /** Whether the daemon runs an agent itself (src/runs.ts). */
+  runsHere: (pubkey: string) => boolean;
   onAcknowledged: OnAcknowledged;
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
   onUnknownRoot?: (rootId: string, quiet: boolean) => void;
@@ -128,8 +127,8 @@ export class IngestPipeline {
       return this.ignore("no_project_tag", ev.id);
     }
 
-    const decision = decideTrigger(ev, this.d.project);
-    if (decision.action === "reject") return this.reject(decision.reason, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
+    const refused = refusal(ev, this.d.project);
+    if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
 
     // A stored conversation that is not in memory is loaded here, before its queue: loaded in the
     // queue task, each read held one of the few global slots (maxConcurrentConversations) while
@@ -163,7 +162,7 @@ export class IngestPipeline {
     // Who runs is decided on the state this event produced (a completion may have closed the
     // turn; the root says whose conversation it is) and made durable in the same flush as the
     // event: a crash cannot separate them.
-    const runs = quiet ? [] : this.d.runsFor(conv, ev, decideRunTrigger(conv, ev, this.d.project));
+    const runs = quiet ? [] : decideRuns(conv, ev, this.d.project, this.d.runsHere);
     const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
     if (!known && convId !== ev.id) this.d.onUnknownRoot?.(convId, quiet);
     return { conv, runs, durable: Promise.all([first.durable, pending.durable]) };

@@ -3,15 +3,14 @@
 // gets on stdin, docs/agent-protocol.md), and the index-wide statistics.
 
 import { buildAgentMessages } from "../../src/agent-messages.js";
-import type { Conversation, StoredEvent } from "../../src/conversation-state.js";
+import type { Conversation } from "../../src/conversation-state.js";
+import { defaultTrigger } from "../../src/default-trigger.js";
 import { inlineMessages } from "../../src/entities.js";
 import { NotFoundError } from "../../src/errors.js";
-import { isRecipient } from "../../src/messaging/scope.js";
 import { buildRoutingContext } from "../../src/routing-context.js";
 import { detectRoutingProblems } from "../../src/routing-health.js";
-import { mentionedPubkeys, scopeOf } from "../../src/tags.js";
 import type { AgentInfo, NostrEvent } from "../../src/types.js";
-import { buildAgentInput, type AgentInput } from "../agents/agent-input.js";
+import { buildAgentInput, type AgentInput } from "../../src/agent-input.js";
 import { conversationAlias } from "./aliases.js";
 import { loadConversation, type ReadContext } from "./read-context.js";
 import type { AgentStats, RoutingView, StatsView } from "./shapes.js";
@@ -45,26 +44,9 @@ export interface ContextTarget {
 export async function contextTarget(ctx: ReadContext, agentRef: string, convRef: string, triggerRef?: string): Promise<ContextTarget> {
   const agent = ctx.agents.resolve(agentRef);
   const conversation = await loadConversation(ctx, ctx.aliases.conversation(convRef));
-  const trigger = triggerRef !== undefined ? conversation.eventsById.get(ctx.aliases.message(triggerRef))?.ev : latestFor(conversation, agent);
+  const trigger = triggerRef !== undefined ? conversation.eventsById.get(ctx.aliases.message(triggerRef))?.ev : defaultTrigger(conversation, agent);
   if (!trigger) throw new NotFoundError(`trigger in conversation ${conversation.id}`, triggerRef ?? "(none: the conversation has no message)");
   return { conversation, agent, trigger };
-}
-
-/** The newest message addressed to the agent (p-tag or the discussion's scope), else the newest message by someone else. */
-function latestFor(conv: Conversation, agent: AgentInfo): NostrEvent | undefined {
-  const root = conv.eventsById.get(conv.id)?.ev;
-  const scope = root ? scopeOf(root.tags) : undefined;
-  // Latest by arrival (log position): messages of one second have no order by created_at.
-  let addressed: StoredEvent | undefined;
-  let fallback: StoredEvent | undefined;
-  for (const stored of conv.events) {
-    const ev = stored.ev;
-    if (ev.pubkey === agent.pubkey) continue;
-    if (!fallback || stored.n > fallback.n) fallback = stored;
-    const forAgent = isRecipient(agent, { author: ev.pubkey, pTags: mentionedPubkeys(ev.tags), ...(scope ? { scope } : {}) });
-    if (forAgent && (!addressed || stored.n > addressed.n)) addressed = stored;
-  }
-  return (addressed ?? fallback)?.ev;
 }
 
 export async function agentContext(ctx: ReadContext, agentRef: string, convRef: string, triggerRef?: string): Promise<AgentInput> {

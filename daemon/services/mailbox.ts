@@ -3,14 +3,15 @@
 // same rules and acted on the same way: state changes committed, then its event signed and
 // published by the daemon.
 
+import { randomUUID } from "node:crypto";
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import { checkOutgoingLimits } from "../../src/agent-events/index.js";
 import { decideCursor } from "../../src/conversation.js";
 import { DomainError } from "../../src/errors.js";
 import type { NewRecord } from "../../src/records.js";
 import type { NostrEvent } from "../../src/types.js";
-import { outputRulesFor, validateAgentOutput } from "../agents/agent-output.js";
-import { planOutput } from "../agents/apply-output.js";
+import { outputRulesFor, validateAgentOutput } from "../../src/agent-output.js";
+import { planOutput } from "../../src/output-plan.js";
 import { contextTarget, inputFor } from "./agent-reads.js";
 import { mutate, type LiveDeps } from "./live-deps.js";
 import { postResult } from "./posting.js";
@@ -44,7 +45,7 @@ export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<Outp
     });
     const planned = planOutput(check.output, {
       conv, agent, trigger, agents, orchestrator: d.project.orchestrator,
-      turnTimeoutMs: d.project.config.limits.turnTimeoutSeconds * 1000, netTimeSecs: 0, now,
+      turnTimeoutMs: d.project.config.limits.turnTimeoutSeconds * 1000, netTimeSecs: 0, now, turnId: randomUUID(),
     });
     // Checked before anything is committed: a refused event leaves no half-applied output.
     if (planned.event) checkOutgoingLimits(planned.event, d.project.config.limits);

@@ -2,8 +2,7 @@
 // what it has seen), read (its read mark: unread is what comes after), ack (one message),
 // close and reopen. Each is idempotent: doing it twice records it once.
 
-import { decideAck, decideClose, decideCursor, decideRead, decideReopen, type StatusChange } from "../../src/conversation.js";
-import type { Conversation } from "../../src/conversation-state.js";
+import { decideAck, decideClose, decideCursor, decideRead, decideReopen, markPosition, type StatusChange } from "../../src/conversation.js";
 import { NotFoundError } from "../../src/errors.js";
 import { mutate, type LiveDeps } from "./live-deps.js";
 import type { MarkResult } from "./shapes.js";
@@ -17,17 +16,6 @@ export interface MarkRequest {
 
 function target(d: LiveDeps, req: MarkRequest) {
   return { id: d.reads.aliases.conversation(req.conversation), agent: d.reads.agents.resolve(req.agent) };
-}
-
-/**
- * Where a mark goes: the given position, else the last message's. Not the log's end: the mark's
- * own record lands there, so "up to the end" would move every time and never be done.
- */
-function markPosition(conv: Conversation, upTo: number | undefined): number {
-  if (upTo !== undefined) return Math.min(upTo, conv.lastN);
-  let last = 0;
-  for (const e of conv.events) last = Math.max(last, e.n);
-  return last;
 }
 
 export function markViewed(d: LiveDeps, req: MarkRequest): Promise<MarkResult> {

@@ -4,10 +4,10 @@
 // direct message to one agent, a discussion for a role or for everyone.
 
 import { buildReply, buildRoot, checkOutgoingLimits } from "../../src/agent-events/index.js";
-import type { Conversation } from "../../src/conversation-state.js";
 import { DomainError, NotFoundError } from "../../src/errors.js";
 import type { Scope } from "../../src/tags.js";
 import type { AgentInfo, MessageType, NostrEvent, Priority, UnsignedEvent } from "../../src/types.js";
+import { defaultRecipients, withExpiration } from "../../src/messaging/posting-rules.js";
 import { ConflictError } from "./errors.js";
 import type { LiveDeps } from "./live-deps.js";
 import { loadConversation } from "./read-context.js";
@@ -39,14 +39,6 @@ export interface RootRequest extends MessageOptions {
 
 const nowSecs = (d: LiveDeps) => Math.floor(d.clock.now() / 1000);
 
-function withExpiration(ev: UnsignedEvent, expiresAt: number | undefined): UnsignedEvent {
-  if (expiresAt === undefined) return ev;
-  if (!Number.isInteger(expiresAt) || expiresAt <= ev.created_at) {
-    throw new DomainError(`expiresAt ${expiresAt} must be whole unix seconds after now (${ev.created_at})`, "bad_expiration");
-  }
-  return { ...ev, tags: [...ev.tags, ["expiration", String(expiresAt)]] };
-}
-
 /** Size limits checked, signed as `author`, published; answers once the event is durable and indexed. */
 export async function publishAs(d: LiveDeps, author: AgentInfo, unsigned: UnsignedEvent): Promise<NostrEvent> {
   checkOutgoingLimits(unsigned, d.project.config.limits);
@@ -62,14 +54,6 @@ export function postResult(d: LiveDeps, ev: NostrEvent, conversationId: string, 
     conversationId, conversationAlias: aliases.conversationAliasOf(conversationId) ?? null, created, event: ev,
     alias: aliases.messageAliasOf(ev.id) ?? null,
   };
-}
-
-function defaultRecipients(conv: Conversation, self: string, parent: NostrEvent | undefined): string[] {
-  const about = parent ?? conv.eventsById.get(conv.id)?.ev;
-  if (!about) return [];
-  if (about.pubkey !== self) return [about.pubkey];
-  // Replying to oneself: address whoever that message addressed (the other side of a 1-on-1).
-  return about.tags.filter((t) => t[0] === "p" && t[1] !== undefined && t[1] !== self).map((t) => t[1]!);
 }
 
 export async function reply(d: LiveDeps, req: ReplyRequest): Promise<PostResult> {

@@ -2,7 +2,7 @@
 // the CLI straight from the index (read-only). The typed client implements the same interface
 // over HTTP, so a CLI command does not care which one answers.
 
-import type { AgentInput } from "../agents/agent-input.js";
+import type { AgentInput } from "../../src/agent-input.js";
 import { agentContext, routingView, statsView } from "./agent-reads.js";
 import { auditTrail, listConversations, showConversation, type ConversationsQuery } from "./conversation-reads.js";
 import { inbox, listMessages, showMessage, type InboxQuery, type MessagesQuery } from "./message-reads.js";

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
-import { DEFAULT_LIMITS } from "../../adapters/edge/validate-inbound.js";
+import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
 import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
 import { IngestCounters } from "../../daemon/ingest/counters.js";
 import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
@@ -32,7 +32,7 @@ async function open(dir: string, project: ReturnType<typeof testProject>, concur
   const pipeline = new IngestPipeline({
     project: project.info, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
     verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
-    runsFor: () => [], onAcknowledged: () => undefined,
+    runsHere: () => false, onAcknowledged: () => undefined,
   });
   const close = async () => {
     await queues.idle();

@@ -12,7 +12,7 @@ import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { checkProject, SourceSurvey } from "../../adapters/tenex-import/check-project.js";
 import { importTenexFolder, readTenexFolder, type ImportOptions } from "../../adapters/tenex-import/import-folder.js";
-import { recipientsFor } from "../../daemon/recipients.js";
+import { projectRecipients } from "../../src/messaging/recipients.js";
 import { replay } from "../../src/conversation.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
@@ -30,7 +30,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "tenex-migrate-"));
   fx = writeMultiFixture(root);
   log = new FileConversationLog(join(root, "data"));
-  index = new SqliteIndex({ path: join(root, "index.sqlite"), recipientsOf: recipientsFor(fx.project.info) });
+  index = new SqliteIndex({ path: join(root, "index.sqlite"), recipientsOf: projectRecipients(fx.project.info) });
 });
 
 afterEach(async () => {

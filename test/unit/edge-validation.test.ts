@@ -2,8 +2,8 @@
 // event then broken, and good events of every contract kind passing.
 
 import { describe, expect, it } from "vitest";
-import type { RejectReason } from "../../adapters/edge/reject-reason.js";
-import { validateInbound, type Limits } from "../../adapters/edge/validate-inbound.js";
+import type { RejectReason } from "../../src/edge/reject-reason.js";
+import { validateInbound, type Limits } from "../../src/edge/validate-inbound.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
 import { KNOWN_KINDS } from "../../src/kinds.js";
 import type { NostrEvent } from "../../src/types.js";

@@ -8,7 +8,7 @@ import type { SqliteIndex } from "../../../../adapters/sqlite-index/index.js";
 import type { LoadedProject } from "../../../config/index.js";
 import { openIndex } from "../../../index-open.js";
 import { acquirePidLock, ProjectLockedError } from "../../../pid-lock.js";
-import { recipientsFor } from "../../../recipients.js";
+import { projectRecipients } from "../../../../src/messaging/recipients.js";
 import { CliError, EXIT } from "../../errors.js";
 
 export interface OfflineStore {
@@ -32,7 +32,7 @@ export function openOfflineStore(project: LoadedProject, what: string): OfflineS
   const problems: string[] = [];
   try {
     const log = new FileConversationLog(project.tenexDir, { onProblem: (p) => problems.push(`${p.kind} ${p.id}: ${p.detail}`) });
-    const { index } = openIndex({ path: join(project.tenexDir, "index.sqlite"), recipientsOf: recipientsFor(project.info) }, Date.now());
+    const { index } = openIndex({ path: join(project.tenexDir, "index.sqlite"), recipientsOf: projectRecipients(project.info) }, Date.now());
     return {
       log, index, problems,
       close: async () => {

@@ -3,7 +3,7 @@
 // reported with the field it concerns, e.g. `route.agents[0]: unknown agent slug "x"`.
 
 import { z } from "zod";
-import { MESSAGE_TYPES, PHASES, PRIORITIES } from "../../src/types.js";
+import { MESSAGE_TYPES, PHASES, PRIORITIES } from "./types.js";
 import type { AgentInput } from "./agent-input.js";
 
 const text = z.string().min(1, { error: "must not be empty" });

@@ -2,8 +2,8 @@
 // edge so the domain's readers can trust what they find. Tags we do not read pass unchecked;
 // trailing entries (relay hints, markers, pubkeys) are allowed as Nostr convention has it.
 
-import { KIND } from "../../src/kinds.js";
-import { HEX64, MESSAGE_TYPES, PHASES, PRIORITIES } from "../../src/types.js";
+import { KIND } from "../kinds.js";
+import { HEX64, MESSAGE_TYPES, PHASES, PRIORITIES } from "../types.js";
 
 // Plain predicates rather than schemas: these run on every tag of every inbound event.
 /** Why a tag's value is wrong, or undefined when it is right. */

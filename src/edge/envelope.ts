@@ -1,7 +1,7 @@
 // The seven NIP-01 fields and their JSON types, checked by hand: this runs on every inbound
 // event, and a schema library's parse cost a back-fill more than the checks that follow it.
 
-import type { NostrEvent } from "../../src/types.js";
+import type { NostrEvent } from "../types.js";
 
 export type EnvelopeResult = { ok: true; event: NostrEvent } | { ok: false; detail: string };
 

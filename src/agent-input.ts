@@ -1,11 +1,11 @@
 // The JSON document an agent program reads on stdin, once per trigger (docs/agent-protocol.md).
 // Versioned: a field's meaning never changes within a version; new fields may be added.
 
-import type { AgentContext, AgentMessage } from "../../src/agent-messages.js";
-import type { Conversation } from "../../src/conversation-state.js";
-import { TRANSITIONS } from "../../src/phases.js";
-import { buildRoutingContext, type RoutingContext } from "../../src/routing-context.js";
-import type { AgentInfo, NostrEvent, Phase, ProjectInfo } from "../../src/types.js";
+import type { AgentContext, AgentMessage } from "./agent-messages.js";
+import type { Conversation } from "./conversation-state.js";
+import { TRANSITIONS } from "./phases.js";
+import { buildRoutingContext, type RoutingContext } from "./routing-context.js";
+import type { AgentInfo, NostrEvent, Phase, ProjectInfo } from "./types.js";
 
 export const AGENT_INPUT_VERSION = 1;
 

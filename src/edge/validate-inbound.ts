@@ -2,7 +2,7 @@
 // kind, time, sizes, text and the tags we read. Cheapest first, so junk costs little; the id
 // hash and the signature come after, in the verifier pool (adapters/verify/).
 
-import { HEX64, type NostrEvent } from "../../src/types.js";
+import { HEX64, type NostrEvent } from "../types.js";
 import { readEnvelope, tagsShapeProblem } from "./envelope.js";
 import type { RejectReason } from "./reject-reason.js";
 import { tagRuleViolation } from "./tag-rules.js";

@@ -2,14 +2,13 @@
 // (through the phase transition table: a refused phase routes nobody), a phase request goes
 // through the same table, and reply/complete become the agent's signed NIP-22 event.
 
-import { randomUUID } from "node:crypto";
-import { buildCompletion, buildReply } from "../../src/agent-events/index.js";
-import type { Conversation } from "../../src/conversation-state.js";
-import { handoffMessage, decideHandoff } from "../../src/messaging/handoff.js";
-import { decidePhaseChange } from "../../src/phases.js";
-import type { NewRecord } from "../../src/records.js";
-import { decideStartTurn } from "../../src/turns.js";
-import type { AgentInfo, NostrEvent, Phase, UnsignedEvent } from "../../src/types.js";
+import { buildCompletion, buildReply } from "./agent-events/index.js";
+import type { Conversation } from "./conversation-state.js";
+import { handoffMessage, decideHandoff } from "./messaging/handoff.js";
+import { decidePhaseChange } from "./phases.js";
+import type { NewRecord } from "./records.js";
+import { decideStartTurn } from "./turns.js";
+import type { AgentInfo, NostrEvent, Phase, UnsignedEvent } from "./types.js";
 import type { AgentOutput } from "./agent-output.js";
 import { rootRefOf } from "./root-ref.js";
 
@@ -22,6 +21,8 @@ export interface OutputContext {
   turnTimeoutMs: number;
   netTimeSecs: number;
   now: number;
+  /** The id a route's new turn gets (a fresh one per output: the caller draws it). */
+  turnId: string;
 }
 
 export interface OutputPlan {
@@ -60,7 +61,7 @@ export function planOutput(out: AgentOutput, c: OutputContext): OutputPlan {
     phase = out.route.phase;
     const routed = pubkeysOf(out.route.agents, c.agents);
     records.push(...decideStartTurn(c.conv.turns, {
-      turnId: randomUUID(), phase, agents: routed, reason: out.route.reason, timeoutMs: c.turnTimeoutMs,
+      turnId: c.turnId, phase, agents: routed, reason: out.route.reason, timeoutMs: c.turnTimeoutMs,
     }, c.now));
     recipients = routed;
   } else if (out.phase) {

@@ -2,10 +2,10 @@
 // have arrived yet (a reply can come first): its id, kind and author are then read from the
 // trigger's uppercase E/K/P tags, which name it.
 
-import type { EventRef } from "../../src/agent-events/index.js";
-import type { Conversation } from "../../src/conversation-state.js";
-import { rootAuthor, rootKind } from "../../src/tags.js";
-import type { NostrEvent } from "../../src/types.js";
+import type { EventRef } from "./agent-events/index.js";
+import type { Conversation } from "./conversation-state.js";
+import { rootAuthor, rootKind } from "./tags.js";
+import type { NostrEvent } from "./types.js";
 
 export function rootRefOf(conv: Conversation, trigger: NostrEvent): EventRef {
   const root = conv.eventsById.get(conv.id)?.ev;
