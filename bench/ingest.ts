@@ -1,4 +1,4 @@
-// Ingest "stored and indexed" (DESIGN.md §7): the daemon's own IngestPipeline over the real
+// Ingest "stored and indexed" (DESIGN.md §7): the daemon's own InboundRoute over the real
 // FileConversationLog (fsync'd, group commit), SqliteIndex, ConversationStore and queues in a
 // temp dir, every signature checked by a VerifierPool on all cores. Events are submitted as
 // fast as the pipeline takes them (none awaited before the next). The clock stops when the
@@ -22,7 +22,7 @@ import type { NostrEvent } from "../src/types.js";
 import { configSchema } from "../daemon/config/config-schema.js";
 import { ConversationQueues } from "../daemon/ingest/conversation-queues.js";
 import { IngestCounters } from "../daemon/ingest/counters.js";
-import { IngestPipeline } from "../daemon/ingest/pipeline.js";
+import { InboundRoute } from "../daemon/ingest/route.js";
 import { projectRecipients } from "../src/messaging/recipients.js";
 import { ConversationStore } from "../daemon/store/conversation-store.js";
 import { evps, limitsText, median, round, type BenchContext } from "./bench-context.js";
@@ -39,7 +39,7 @@ class IngestFailedError extends Error {
 }
 
 interface Harness {
-  pipeline: IngestPipeline;
+  pipeline: InboundRoute;
   /** Resolves once everything acknowledged so far is applied to the index. */
   indexed(): Promise<void>;
   close(): Promise<void>;
@@ -59,9 +59,9 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const pool = verify ? new VerifierPool() : undefined;
   const verifier = pool ?? { check: async () => "ok" as const };
   // Every agent is a mailbox here, as in the child-process benchmarks: no agent program runs.
-  const pipeline = new IngestPipeline({
+  const pipeline = new InboundRoute({
     project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
-    clock: { now: () => Date.now() }, runsHere: () => false, onAcknowledged: () => undefined,
+    clock: { now: () => Date.now() }, runnable: new Map(), signers: new Map(),
   });
   return {
     pipeline,

@@ -8,7 +8,7 @@
 // asked for as soon as this one's EOSE is in, so fetching, verifying and storing overlap; a
 // bound on events still being ingested holds the next page back when storage falls behind.
 // Duplicates (the overlap, several relays, live and back-fill racing) are harmless: the
-// pipeline deduplicates by event id.
+// route deduplicates by event id (ingest/route.ts).
 //
 // Relays cap `limit` (strfry at 500 by default, ours at 1,000) and answer a larger one with
 // fewer events, without saying so; "fewer than the limit" is what ends a filter's paging, so a
@@ -154,7 +154,7 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
       ({ cursors, until } = next);
     }
     await Promise.all(pending);
-    // Oldest first, as they were published (the pipeline keeps each conversation's order).
+    // Oldest first, as they were published (the route keeps each conversation's order).
     await Promise.all([...later.values()].reverse().map((ev) => o.ingest(ev, true).catch(() => false)));
     if (o.stopped?.()) return { ...result, reason: "stopped" };
     return gaps.length > 0 ? { ...result, reason: gaps.join("; ") } : { ...result, complete: true };

@@ -8,6 +8,7 @@ import { ContextCache } from "../src/agent-view.js";
 import { authorsOf } from "../src/backfill/project-filters.js";
 import { authorName } from "../src/author-names.js";
 import { recoverOpenSession } from "../src/execution-time.js";
+import { NotFoundError } from "../src/errors.js";
 import type { Clock, EntityFetcher } from "../src/ports.js";
 import { ProblemList, worthLogging } from "../src/problem-list.js";
 import { detectRoutingProblems } from "../src/routing-health.js";
@@ -33,11 +34,10 @@ import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-reco
 import { openIndex } from "./index-open.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
-import { IngestPipeline } from "./ingest/pipeline.js";
+import { InboundRoute } from "./ingest/route.js";
 import type { Logger } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { acquirePidLock } from "./pid-lock.js";
-import { Publisher } from "./publisher.js";
 import { BackfillIncompleteError, RelaySync } from "./relay-sync.js";
 import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
@@ -87,9 +87,8 @@ export class Daemon {
   private indexIncomplete = false;
   store!: ConversationStore;
   verifier!: OnDemandVerifier;
-  pipeline!: IngestPipeline;
+  route!: InboundRoute;
   outbox!: Outbox;
-  publisher!: Publisher;
   runner!: AgentRunner;
   /** `nostr:` references in agent contexts, resolved from the relays. */
   entities!: EntityFetcher;
@@ -178,54 +177,37 @@ export class Daemon {
     const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
     // The owner's key, when config.json names its file, lets `tenexd ask` speak as the owner.
     if (project.owner.secretKey) signers.set(project.owner.pubkey, new KeySigner(project.owner.secretKey));
-    const commandAgents = this.commandAgents;
 
     await this.connectRelays();
     const gateway = this.gateway!;
-    this.outbox = new Outbox({
-      gateway, clock: this.clock,
-      markSent: async (convId, eventId, relays) => {
-        await this.queues.run(convId, async () => {
-          const conv = await this.store.get(convId);
-          if (!conv) return;
-          await this.store.commit(conv, [{ t: "sent", at: this.clock.now(), eventId, relay: relays.join(" ") }]).durable;
-        });
-      },
-    });
+    const route = (this.route = new InboundRoute({
+      project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
+      queues: this.queues, counters: this.counters, clock: this.clock, runnable: this.commandAgents, signers,
+    }));
+    this.outbox = new Outbox({ gateway, clock: this.clock, markSent: (convId, eventId, relays) => this.recordSent(convId, eventId, relays) });
     const authors = authorsOf({ coordinate: project.coordinate, users: project.info.whitelist, agents: project.agents.map((a) => a.pubkey) });
     const threads = (this.threads = new ThreadFetcher({
-      gateway, relays: this.relayUrls, authors,
-      ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", relay, quiet, bulk }),
+      gateway, relays: this.relayUrls, authors, ingest: route.fromRelay,
       holds: (id) => this.store.hasEvent(id),
       busy: () => this.sync?.catchingUp ?? false,
       onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
     }));
-    this.pipeline = new IngestPipeline({
-      project: project.info, limits: project.config.limits, verifier: this.verifier, store: this.store,
-      queues: this.queues, counters: this.counters, clock: this.clock,
-      // Mailbox agents pull their work through the API: only command agents are run here.
-      runsHere: (pk) => commandAgents.has(pk),
-      onAcknowledged: (conv, ev, runs) => {
-        for (const agent of runs) this.runner.trigger(conv.id, commandAgents.get(agent.pubkey)!, ev);
-      },
-      onUnknownRoot: (rootId, quiet) => threads.request(rootId, quiet),
-    });
-    this.publisher = new Publisher(signers, this.pipeline, this.outbox);
     this.entities = new RelayEntityFetcher(gateway, (ev) => this.verifier.verify(ev));
     this.runner = new AgentRunner({
       project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
-      store: this.store, queues: this.queues, publisher: this.publisher, clock: this.clock, log: this.logger,
+      store: this.store, queues: this.queues, route, clock: this.clock, log: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
       signal: this.abort.signal, entities: this.entities,
     });
+    route.connect({ runs: this.runner, outbox: this.outbox, threads });
 
     this.sync = new RelaySync({
       gateway, relays: this.relayUrls, coordinate: project.coordinate, marks: this.index,
       agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
       markKey: (url) => (this.embedded && url === this.embedded.url ? EMBEDDED_MARK : url),
       overlapSeconds: project.config.catchup.overlapSeconds,
-      ingest: (ev, relay, quiet, bulk) => this.pipeline.ingest(ev, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk }),
+      ingest: route.fromRelay,
       onCatchup: (r) => {
         this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, ...(r.reason ? { reason: r.reason } : {}) });
         threads.backfillDone();
@@ -243,6 +225,15 @@ export class Daemon {
     this.startLoops(signers.get(project.orchestrator.pubkey)!);
     this.api = await ApiServer.start(this, this.logger.child({ component: "api" }));
     this.readyAt = this.clock.now();
+  }
+
+  /** A relay accepted the daemon's own event: a `sent` record (nothing to record in a conversation gone since). */
+  private async recordSent(convId: string, eventId: string, relays: string[]): Promise<void> {
+    try {
+      await this.route.inConversation(convId, (_conv, now) => ({ records: [{ t: "sent", at: now, eventId, relay: relays.join(" ") }], result: undefined }));
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
   }
 
   /**
@@ -368,7 +359,7 @@ export class Daemon {
         }
         return out;
       },
-      publish: (ev) => this.publisher.publish(project.orchestrator.pubkey, ev),
+      publish: (ev) => this.route.publish(project.orchestrator.pubkey, ev),
       nowSecs: () => Math.floor(this.clock.now() / 1000),
       // What was already told survives a restart: the owner is not told again about a problem still present.
       state: escalationState(project.tenexDir, (detail) => this.problem("escalation_state_unreadable", detail)),
@@ -396,12 +387,11 @@ export class Daemon {
 
   private async timeoutTurns(): Promise<void> {
     for (const id of this.store.openTurnConversations()) {
-      await this.queues.run(id, async () => {
-        const conv = await this.store.get(id);
-        if (!conv) return;
-        const recs = decideTimeouts(conv.turns, this.clock.now());
-        if (recs.length > 0) await this.store.commit(conv, recs).durable;
-      });
+      try {
+        await this.route.inConversation(id, (conv, now) => ({ records: decideTimeouts(conv.turns, now), result: undefined }));
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+      }
     }
   }
 

@@ -1,7 +1,7 @@
 // Outbox: an event the daemon publishes is already durable in its conversation's log (the
-// publisher ingests it locally first); here it is sent to the relays and retried, across
-// restarts, until one accepts it. Acceptance is recorded (`sent`), so a restart resends only
-// what no relay has accepted yet.
+// route takes it in locally first: ingest/route.ts); here it is sent to the relays and retried,
+// across restarts, until one accepts it. Acceptance is recorded (`sent`), so a restart resends
+// only what no relay has accepted yet.
 
 import type { Clock, RelayGateway } from "../src/ports.js";
 import type { NostrEvent } from "../src/types.js";

@@ -12,7 +12,7 @@ import { KIND } from "../src/kinds.js";
 import type { RelayFilter, RelayGateway, RelaySubscription } from "../src/ports.js";
 import type { NostrEvent } from "../src/types.js";
 import { catchUp, type CatchupResult } from "./catchup.js";
-import type { IngestOutcome } from "./ingest/pipeline.js";
+import type { IngestOutcome } from "./ingest/checks.js";
 
 export interface HighWaterStore {
   highWaterMarks(): Map<string, number>;

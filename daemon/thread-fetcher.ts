@@ -12,7 +12,7 @@ import PQueue from "p-queue";
 import { KIND } from "../src/kinds.js";
 import type { RelayGateway } from "../src/ports.js";
 import { catchUp } from "./catchup.js";
-import type { IngestOutcome } from "./ingest/pipeline.js";
+import type { IngestOutcome } from "./ingest/checks.js";
 
 export interface ThreadFetcherDeps {
   gateway: RelayGateway;

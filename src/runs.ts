@@ -13,11 +13,14 @@ import { isCompletion } from "./tags.js";
 import { currentTurn } from "./turns.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "./types.js";
 
-/** The agents `ev` sets to work in `conv`, in order; `runsHere`: whether the daemon runs an agent (by pubkey). */
-export function decideRuns(conv: Conversation, ev: NostrEvent, project: ProjectInfo, runsHere: (pubkey: string) => boolean): AgentInfo[] {
+/** The agents `ev` sets to work in `conv`, in order, as `runnable` (the agents the daemon runs, by pubkey) holds them. */
+export function decideRuns<A>(conv: Conversation, ev: NostrEvent, project: ProjectInfo, runnable: ReadonlyMap<string, A>): A[] {
   const decision = decideTrigger(ev, project, participationOf(conv.eventsById.get(conv.id)?.ev, project));
   if (decision.action !== "trigger") return [];
-  return triggered(conv, ev, decision.agent, decision.addressed, orchestratorOf(project)).filter((a) => runsHere(a.pubkey));
+  return triggered(conv, ev, decision.agent, decision.addressed, orchestratorOf(project)).flatMap((a) => {
+    const agent = runnable.get(a.pubkey);
+    return agent === undefined ? [] : [agent];
+  });
 }
 
 function triggered(conv: Conversation, ev: NostrEvent, agent: AgentInfo, addressed: AgentInfo[], orchestrator: AgentInfo | undefined): AgentInfo[] {

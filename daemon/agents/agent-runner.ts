@@ -1,7 +1,8 @@
 // Runs an agent on a trigger. Inside the conversation's queue: build its context, move its
 // cursor, open an execution-time session. Outside it (a command can take minutes): run the
-// backend. Then, in the queue again: commit what the output decided and the run's audit
-// record, and publish the agent's signed event. A failed run is recorded, never fatal.
+// backend. Then, in the queue again: commit what the output decided and, right after it, the
+// agent's signed event (through the route, ingest/route.ts); once that is durable, the run's
+// audit record. A failed run is recorded, never fatal.
 
 import { randomUUID } from "node:crypto";
 import { buildAgentMessages } from "../../src/agent-messages.js";
@@ -16,10 +17,11 @@ import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import type { CommandBackend, LoadedAgent } from "../config/index.js";
 import type { ConversationQueues } from "../ingest/conversation-queues.js";
 import type { Logger } from "../log.js";
-import type { Publisher } from "../publisher.js";
+import { PublishRefusedError, type InboundRoute } from "../ingest/route.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { buildAgentInput } from "../../src/agent-input.js";
 import { planOutput } from "../../src/output-plan.js";
+import type { AgentOutput } from "../../src/agent-output.js";
 import { runCommand, type CommandResult } from "./command-backend.js";
 
 export interface RunnerDeps {
@@ -29,7 +31,7 @@ export interface RunnerDeps {
   projectDir: string;
   store: ConversationStore;
   queues: ConversationQueues;
-  publisher: Publisher;
+  route: InboundRoute;
   clock: Clock;
   log: Logger;
   cache: ContextCache;
@@ -46,6 +48,20 @@ export type CommandAgent = LoadedAgent & { backend: CommandBackend };
 /** The project's command agents by pubkey: the ones src/runs.ts may set to work here. */
 export function commandAgentsOf(agents: readonly LoadedAgent[]): Map<string, CommandAgent> {
   return new Map(agents.filter((a): a is CommandAgent => a.backend.type === "command").map((a) => [a.pubkey, a]));
+}
+
+interface RunError {
+  kind: string;
+  message: string;
+}
+
+/** The run's audit record (closing its pending run) and the end of its execution-time session. */
+function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, durationMs: number, error: RunError | undefined, now: number): NewRecord[] {
+  const run: NewRecord = {
+    t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: error ? "failed" : "ok", durationMs,
+    ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+  };
+  return [run, ...decideExecStop(conv.exec, now)];
 }
 
 export interface RunFailure {
@@ -84,7 +100,7 @@ export class AgentRunner {
     }
   }
 
-  private async runPinned(convId: string, agent: LoadedAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
+  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
     const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -116,40 +132,39 @@ export class AgentRunner {
       this.stats.running--;
     }
     const durationMs = this.d.clock.now() - started;
+    const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
+    const { error } = answered;
+    if (error) this.fail(convId, agent, error.kind, error.message);
+    if (!answered.recorded) {
+      await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, error, now), result: undefined }));
+    }
+  }
 
-    // The output's state changes first, then the agent's event (durable in the log before it
-    // goes out), and only then the run's record: a crash in between runs the agent again
-    // (at-least-once) rather than losing its answer.
-    const event = await this.d.queues.run(convId, async () => {
-      if (!result.ok) return undefined;
-      const conv = await this.mustGet(convId);
-      const plan = planOutput(result.output, {
-        conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
-        turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now: this.d.clock.now(), turnId: randomUUID(),
+  /**
+   * In the conversation's queue once: what the output decided and, when it says something, the
+   * agent's event, signed and taken in right after those records (durable in the log before it
+   * goes out). The run's own record comes after that event is durable: a crash in between runs
+   * the agent again (at-least-once) rather than losing its answer. An output that publishes
+   * nothing has its run recorded in the same task.
+   */
+  private async answer(
+    convId: string, agent: CommandAgent, trigger: NostrEvent, output: AgentOutput, durationMs: number,
+  ): Promise<{ error?: RunError; recorded: boolean }> {
+    try {
+      const { result: plan } = await this.d.route.inConversation(convId, (conv, now) => {
+        const planned = planOutput(output, {
+          conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
+          turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now, turnId: randomUUID(),
+        });
+        if (planned.event) return { records: planned.records, publish: { author: agent.pubkey, event: planned.event }, result: planned };
+        return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };
       });
       if (plan.refused) this.d.log.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
-      await this.d.store.commit(conv, plan.records).durable;
-      return plan.event;
-    });
-    let error: { kind: string; message: string } | undefined = result.ok ? undefined : result.error;
-    if (event) {
-      try {
-        await this.d.publisher.publish(agent.pubkey, event);
-      } catch (err) {
-        error = { kind: "publish_refused", message: err instanceof Error ? err.message : String(err) };
-      }
+      return { recorded: plan.event === undefined };
+    } catch (err) {
+      if (!(err instanceof PublishRefusedError)) throw err;
+      return { error: { kind: "publish_refused", message: err.message }, recorded: false };
     }
-    if (error) this.fail(convId, agent, error.kind, error.message);
-
-    await this.d.queues.run(convId, async () => {
-      const conv = await this.mustGet(convId);
-      const now = this.d.clock.now();
-      const run: NewRecord = {
-        t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: error ? "failed" : "ok", durationMs,
-        ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
-      };
-      await this.d.store.commit(conv, [run, ...decideExecStop(conv.exec, now)]).durable;
-    });
   }
 
   private async mustGet(convId: string): Promise<Conversation> {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { OutgoingLimitError } from "../../src/agent-events/index.js";
 import { DomainError, NotFoundError } from "../../src/errors.js";
 import { operatorFaultOf } from "../operator-faults.js";
-import { PublishRefusedError } from "../publisher.js";
+import { PublishRefusedError } from "../ingest/route.js";
 import { ConflictError, IndexUnavailableError } from "../services/errors.js";
 
 export class ApiError extends Error {
@@ -24,7 +24,7 @@ export function formatZodError(err: z.ZodError): string {
   return err.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
 }
 
-// Refusals the ingest pipeline gives for the size of an event (src/edge/reject-reason.ts).
+// Refusals the inbound checks give for the size of an event (src/edge/reject-reason.ts).
 const SIZE_REASONS = /too_large|too_many/;
 
 export function toApiError(err: unknown): ApiError {

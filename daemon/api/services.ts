@@ -26,7 +26,7 @@ export function apiServices(d: Daemon): ApiServices {
   return {
     reads: new Reads(ctx),
     live: {
-      project: d.project, store: d.store, queues: d.queues, publisher: d.publisher, clock: d.clock, cache: d.cache,
+      project: d.project, store: d.store, queues: d.queues, route: d.route, clock: d.clock, cache: d.cache,
       reads: ctx, pairs: new KeyedMutex(),
     },
     status: () => directorStatus(d),

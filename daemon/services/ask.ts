@@ -27,7 +27,7 @@ export async function askAsOwner(d: LiveDeps, req: AskRequest): Promise<PostResu
     recipients, createdAt: Math.floor(d.clock.now() / 1000),
   });
   checkOutgoingLimits(unsigned, config.limits);
-  const ev = await d.publisher.publish(owner.pubkey, unsigned);
+  const ev = await d.route.publish(owner.pubkey, unsigned);
   await d.store.indexed();
   return postResult(d, ev, ev.id, true);
 }

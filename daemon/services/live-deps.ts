@@ -3,12 +3,11 @@
 
 import type { ContextCache } from "../../src/agent-view.js";
 import type { Conversation } from "../../src/conversation-state.js";
-import { NotFoundError } from "../../src/errors.js";
 import type { Clock } from "../../src/ports.js";
 import type { NewRecord } from "../../src/records.js";
 import type { LoadedProject } from "../config/index.js";
 import type { ConversationQueues } from "../ingest/conversation-queues.js";
-import type { Publisher } from "../publisher.js";
+import type { InboundRoute } from "../ingest/route.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { ReadContext } from "./read-context.js";
@@ -17,7 +16,7 @@ export interface LiveDeps {
   project: LoadedProject;
   store: ConversationStore;
   queues: ConversationQueues;
-  publisher: Publisher;
+  route: InboundRoute;
   clock: Clock;
   cache: ContextCache;
   reads: ReadContext;
@@ -31,17 +30,10 @@ export interface LiveDeps {
  * whatever `decide` returned beside them. The index is awaited outside the queue: the feeder
  * applies in batches and must not wait on this conversation's next task.
  */
-export function mutate<T>(
+export async function mutate<T>(
   d: LiveDeps, id: string, decide: (conv: Conversation, now: number) => { records: NewRecord[]; result: T },
 ): Promise<T> {
-  return d.queues.run(id, async () => {
-    const conv = await d.store.get(id);
-    if (!conv) throw new NotFoundError("conversation", id);
-    const { records, result } = decide(conv, d.clock.now());
-    await d.store.commit(conv, records).durable;
-    return result;
-  }).then(async (result) => {
-    await d.store.indexed();
-    return result;
-  });
+  const { result } = await d.route.inConversation(id, decide);
+  await d.store.indexed();
+  return result;
 }

@@ -9,11 +9,10 @@ import { checkOutgoingLimits } from "../../src/agent-events/index.js";
 import { decideCursor } from "../../src/conversation.js";
 import { DomainError } from "../../src/errors.js";
 import type { NewRecord } from "../../src/records.js";
-import type { NostrEvent } from "../../src/types.js";
 import { outputRulesFor, validateAgentOutput } from "../../src/agent-output.js";
 import { planOutput } from "../../src/output-plan.js";
 import { contextTarget, inputFor } from "./agent-reads.js";
-import { mutate, type LiveDeps } from "./live-deps.js";
+import type { LiveDeps } from "./live-deps.js";
 import { postResult } from "./posting.js";
 import type { PostResult } from "./shapes.js";
 
@@ -39,7 +38,8 @@ export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<Outp
   if (!check.ok) throw new DomainError(check.message, "bad_output");
   const { agent, trigger } = t;
   const agents = d.project.agents;
-  const plan = await mutate(d, t.conversation.id, (conv, now) => {
+  // One task of the conversation's queue: the cursor, what the output decided, then its event.
+  const { result: plan, published } = await d.route.inConversation(t.conversation.id, (conv, now) => {
     const { cursor } = buildAgentMessages(conv, agent, trigger, {
       nameOf: (pk) => d.reads.agents.nameOf(pk), isAgent: (pk) => d.reads.agents.isAgent(pk),
     });
@@ -50,14 +50,8 @@ export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<Outp
     // Checked before anything is committed: a refused event leaves no half-applied output.
     if (planned.event) checkOutgoingLimits(planned.event, d.project.config.limits);
     const records: NewRecord[] = [...decideCursor(conv, cursor, now), ...planned.records];
-    return { records, result: planned };
-  });
-  // Published outside the queue: publishing ingests the event, which queues on this conversation.
-  let published: NostrEvent | undefined;
-  if (plan.event) {
-    published = await d.publisher.publish(agent.pubkey, plan.event);
-    await d.store.indexed();
-  }
+    return { records, result: planned, ...(planned.event ? { publish: { author: agent.pubkey, event: planned.event } } : {}) };
+  }).finally(() => d.store.indexed());
   return {
     conversationId: t.conversation.id, trigger: trigger.id, refused: plan.refused ?? null,
     published: published ? postResult(d, published, t.conversation.id, false) : null,

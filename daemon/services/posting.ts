@@ -42,7 +42,7 @@ const nowSecs = (d: LiveDeps) => Math.floor(d.clock.now() / 1000);
 /** Size limits checked, signed as `author`, published; answers once the event is durable and indexed. */
 export async function publishAs(d: LiveDeps, author: AgentInfo, unsigned: UnsignedEvent): Promise<NostrEvent> {
   checkOutgoingLimits(unsigned, d.project.config.limits);
-  const ev = await d.publisher.publish(author.pubkey, unsigned);
+  const ev = await d.route.publish(author.pubkey, unsigned);
   // Read-your-writes: the alias in the answer, and the next read, come from the index.
   await d.store.indexed();
   return ev;

@@ -26,7 +26,7 @@ export function authorsOf(a: ProjectAudience): string[] {
 /**
  * Events tagged with the project, plus replies that name an agent or sit in a thread one of our
  * users rooted: NDK's reply() does not carry the `a` tag over. What is not in a known
- * conversation is ignored by the pipeline.
+ * conversation is ignored by the inbound checks.
  */
 export function projectFilters(a: ProjectAudience): RelayFilter[] {
   const authors = authorsOf(a);

@@ -11,7 +11,7 @@ import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
 import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
 import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
 import { IngestCounters } from "../../daemon/ingest/counters.js";
-import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
+import { InboundRoute } from "../../daemon/ingest/route.js";
 import { ConversationStore } from "../../daemon/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { sign, testProject } from "../helpers/events.js";
@@ -29,10 +29,10 @@ async function open(dir: string, project: ReturnType<typeof testProject>, concur
   await store.init();
   const checked: string[] = [];
   const counters = new IngestCounters();
-  const pipeline = new IngestPipeline({
+  const pipeline = new InboundRoute({
     project: project.info, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
     verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
-    runsHere: () => false, onAcknowledged: () => undefined,
+    runnable: new Map(), signers: new Map(),
   });
   const close = async () => {
     await queues.idle();
