@@ -12,6 +12,7 @@ import { decideAddEvent, emptyConversation, stamp } from "../src/conversation.js
 import { applyRecords } from "../src/conversation-reducer.js";
 import type { LogRecord } from "../src/records.js";
 import type { NostrEvent } from "../src/types.js";
+import { indexItem } from "../src/index-item.js";
 import { projectRecipients } from "../src/messaging/recipients.js";
 import { BENCH_D, benchProjectInfo, type BenchKeys } from "./workload.js";
 
@@ -62,7 +63,8 @@ const WINDOW = 64;
 export async function fillStore(tenexDir: string, keys: BenchKeys, conversations: AsyncIterable<NostrEvent[]>, relay: string): Promise<FillReport> {
   const info = benchProjectInfo(keys);
   const log = new FileConversationLog(tenexDir);
-  const index = new SqliteIndex({ path: join(tenexDir, "index.sqlite"), recipientsOf: projectRecipients(info) });
+  const index = new SqliteIndex({ path: join(tenexDir, "index.sqlite") });
+  const recipientsOf = projectRecipients(info);
   const started = performance.now();
   const report: FillReport = { conversations: 0, events: 0, newest: 0, ms: 0 };
   const inflight = new Set<Promise<void>>();
@@ -78,7 +80,7 @@ export async function fillStore(tenexDir: string, keys: BenchKeys, conversations
       }
       report.conversations++;
       report.events += events.length;
-      const p: Promise<void> = log.append(conv.id, records).then(() => index.apply(conv, records)).finally(() => inflight.delete(p));
+      const p: Promise<void> = log.append(conv.id, records).then(() => index.applyBatch([indexItem(conv, records, recipientsOf)])).finally(() => inflight.delete(p));
       inflight.add(p);
       if (inflight.size >= WINDOW) await Promise.race(inflight);
     }

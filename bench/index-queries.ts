@@ -13,6 +13,8 @@ import Database from "better-sqlite3";
 import { SqliteIndex } from "../adapters/sqlite-index/sqlite-index.js";
 import { emptyConversation } from "../src/conversation-reducer.js";
 import type { Conversation } from "../src/conversation-state.js";
+import { indexItem } from "../src/index-item.js";
+import { pTagRecipients } from "../src/messaging/recipients.js";
 import type { LogRecord } from "../src/records.js";
 import type { NostrEvent } from "../src/types.js";
 import type { Figure } from "./figure.js";
@@ -101,7 +103,7 @@ export async function benchIndexQueries(opts: { messages: number } = { messages:
       const start = performance.now();
       for (let from = 0; from < log.records.length; from += 1000) {
         const batch = log.records.slice(from, from + 1000);
-        index.apply(aggregate(log, batch[batch.length - 1]!.n), batch);
+        index.applyBatch([indexItem(aggregate(log, batch[batch.length - 1]!.n), batch, pTagRecipients)]);
       }
       buildMs += performance.now() - start;
     }

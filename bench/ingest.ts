@@ -50,11 +50,11 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-ingest-bench-"));
   const info = benchProjectInfo(benchKeys());
   const log = new FileConversationLog(dir);
-  const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite"), recipientsOf: projectRecipients(info) });
+  const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const index: SqliteIndex = indexWrites ? sqlite : Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined });
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
   const indexErrors: unknown[] = [];
-  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
+  const store = new ConversationStore({ log, index, recipientsOf: projectRecipients(info), isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
   await store.init();
   const pool = verify ? new VerifierPool() : undefined;
   const verifier = pool ?? { check: async () => "ok" as const };

@@ -42,7 +42,7 @@ import { BackfillIncompleteError, RelaySync } from "./relay-sync.js";
 import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
 import { embeddedRelayGuard } from "./embedded-relay-guard.js";
-import { projectRecipients } from "../src/messaging/recipients.js";
+import { projectRecipients, type RecipientsOf } from "../src/messaging/recipients.js";
 
 export interface DaemonOptions {
   log: Logger;
@@ -99,6 +99,8 @@ export class Daemon {
   /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
   private threads!: ThreadFetcher;
+  /** Who a message is for, as the index stores it. */
+  private readonly recipientsOf: RecipientsOf;
   /** The agents the daemon runs itself, by pubkey (mailbox agents pull their work through the API). */
   private readonly commandAgents: ReadonlyMap<string, CommandAgent>;
   /** Conversations whose logs lost lines before the relays were connected: fetched once they are. */
@@ -109,6 +111,7 @@ export class Daemon {
     this.startedAt = this.clock.now();
     this.queues = new ConversationQueues(project.config.limits.maxConcurrentConversations);
     this.commandAgents = commandAgentsOf(project.agents);
+    this.recipientsOf = projectRecipients(project.info);
   }
 
   static async start(project: LoadedProject, opts: DaemonOptions): Promise<Daemon> {
@@ -157,13 +160,13 @@ export class Daemon {
         if (p.kind === "quarantined" || p.kind === "damaged_lines") this.lostLines(p.id);
       },
     });
-    const opened = openIndex({ path: join(dir, "index.sqlite"), recipientsOf: projectRecipients(project.info) }, this.clock.now());
+    const opened = openIndex({ path: join(dir, "index.sqlite") }, this.clock.now());
     this.index = opened.index;
     if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);
     await this.reconcile(opened.fresh, opened.movedAside !== undefined);
 
     this.store = new ConversationStore({
-      log: this.log, index: this.index, maxCachedBytes: project.config.limits.cacheBytes,
+      log: this.log, index: this.index, recipientsOf: this.recipientsOf, maxCachedBytes: project.config.limits.cacheBytes,
       isBusy: (id) => this.queues.isBusy(id),
       onIndexError: (err, id) => {
         this.indexIncomplete = true;
@@ -283,7 +286,7 @@ export class Daemon {
     if (existsSync(marker)) unlinkSync(marker);
     this.startup.cleanStart = clean && !fresh;
     if (fresh) {
-      const rebuilt = await rebuildIndex(this.log, this.index);
+      const rebuilt = await rebuildIndex(this.log, this.index, { recipientsOf: this.recipientsOf });
       // A new project: no index, no log, never stopped. Nothing was rebuilt and nothing was
       // unclean; saying so would look like a fault on the very first start.
       if (stopped === undefined && !movedAside && rebuilt.conversations === 0 && rebuilt.unreadable.length === 0) {
@@ -297,7 +300,7 @@ export class Daemon {
         for (const relay of this.configuredRelayKeys()) this.index.setHighWater(relay, rebuilt.newestRelayEvent);
       }
     } else if (!clean) {
-      this.startup.reconcile = await reconcileIndex(this.log, this.index);
+      this.startup.reconcile = await reconcileIndex(this.log, this.index, { recipientsOf: this.recipientsOf });
     }
   }
 

@@ -6,6 +6,8 @@
 // index lacks. Only logs of another size, and logs the index has no size for, are opened.
 
 import { replay } from "../src/conversation-reducer.js";
+import { indexItem } from "../src/index-item.js";
+import { pTagRecipients, type RecipientsOf } from "../src/messaging/recipients.js";
 import type { ConversationIndex, ConversationLog, LogEnd } from "../src/ports.js";
 
 export interface ReconcileReport {
@@ -28,7 +30,14 @@ export interface ReconcileReport {
 
 export type Progress = (done: number, total: number) => void;
 
-export async function reconcileIndex(log: ConversationLog, index: ConversationIndex, onProgress?: Progress): Promise<ReconcileReport> {
+export interface RecoveryOptions {
+  /** Who a message is for, as the index stores it (default: its `p` tags). */
+  recipientsOf?: RecipientsOf;
+  onProgress?: Progress;
+}
+
+export async function reconcileIndex(log: ConversationLog, index: ConversationIndex, opts: RecoveryOptions = {}): Promise<ReconcileReport> {
+  const { recipientsOf = pTagRecipients, onProgress } = opts;
   const report: ReconcileReport = { checked: 0, opened: 0, repaired: [], reindexed: [], dropped: [], unreadable: [] };
   const indexed = index.indexedLogs();
   const stored = await log.sizes();
@@ -43,7 +52,7 @@ export async function reconcileIndex(log: ConversationLog, index: ConversationIn
     if (end && end.n === held.n && end.bytes === bytes) continue;
     report.opened++;
     try {
-      await reconcileOne(log, index, report, found, id, held?.n ?? 0, end !== undefined && bytes < end.bytes);
+      await reconcileOne(log, index, recipientsOf, report, found, id, held?.n ?? 0, end !== undefined && bytes < end.bytes);
     } catch (err) {
       report.unreadable.push({ id, error: err instanceof Error ? err.message : String(err) });
     }
@@ -57,7 +66,7 @@ export async function reconcileIndex(log: ConversationLog, index: ConversationIn
 }
 
 async function reconcileOne(
-  log: ConversationLog, index: ConversationIndex, report: ReconcileReport, found: Map<string, LogEnd>,
+  log: ConversationLog, index: ConversationIndex, recipientsOf: RecipientsOf, report: ReconcileReport, found: Map<string, LogEnd>,
   id: string, indexed: number, shrunk: boolean,
 ): Promise<void> {
   // Opening the log repairs a torn tail first: `at` is where its intact records end.
@@ -76,10 +85,11 @@ async function reconcileOne(
   // Lines set aside: what the index holds of them must go, so it is rebuilt from what is left.
   if (shrunk || indexed > last || setAside > 0) {
     index.drop(id);
-    index.apply(conv, records, end.bytes);
+    index.applyBatch([indexItem(conv, records, recipientsOf, end.bytes)]);
     report.reindexed.push(id);
   } else {
-    index.apply(conv, records.filter((r) => r.n > indexed), end.bytes);
+    // The conversation is the fold of the whole log: what the missing tail's row is.
+    index.applyBatch([indexItem(conv, records.filter((r) => r.n > indexed), recipientsOf, end.bytes)]);
     report.repaired.push({ id, from: indexed, to: last });
   }
 }
@@ -103,7 +113,8 @@ export interface RebuildReport {
  * logs, so they are kept across the reset: losing them would make the next catch-up look like a
  * first sync, which stores history quietly and would leave missed events unanswered.
  */
-export async function rebuildIndex(log: ConversationLog, index: RebuildableIndex, onProgress?: Progress): Promise<RebuildReport> {
+export async function rebuildIndex(log: ConversationLog, index: RebuildableIndex, opts: RecoveryOptions = {}): Promise<RebuildReport> {
+  const { recipientsOf = pTagRecipients, onProgress } = opts;
   const marks = index.highWaterMarks();
   index.resetAll();
   for (const [relay, at] of marks) index.setHighWater(relay, at);
@@ -115,7 +126,7 @@ export async function rebuildIndex(log: ConversationLog, index: RebuildableIndex
     try {
       const { records: recs, end } = await log.readWhole(id);
       // With the log's size, so that the next check after a crash can skip an unchanged log.
-      index.apply(replay(id, recs), recs, end.bytes);
+      index.applyBatch([indexItem(replay(id, recs), recs, recipientsOf, end.bytes)]);
       records += recs.length;
       for (const r of recs) {
         if (r.t === "event" && r.origin === "relay") newestRelayEvent = Math.max(newestRelayEvent ?? 0, r.ev.created_at);

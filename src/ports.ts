@@ -1,7 +1,7 @@
 // Ports: what the domain needs from the outside world. Adapters implement them; the daemon
 // wires them. In-memory implementations for tests live in adapters/memory/.
 
-import type { Conversation, ConversationRow } from "./conversation-state.js";
+import type { ConversationRow } from "./conversation-state.js";
 import type { LogRecord } from "./records.js";
 import type { NostrEvent, UnsignedEvent } from "./types.js";
 
@@ -70,14 +70,22 @@ export interface IndexedLog {
   end?: LogEnd;
 }
 
-export interface IndexBatchItem {
-  conversation: Conversation;
-  /** Records of that conversation, in log order. */
+/**
+ * Records of one conversation as the index applies them (src/index-item.ts builds it): plain
+ * data taken from the conversation as of the last of these records, never the live aggregate,
+ * which may already hold records that are not durable yet.
+ */
+export interface IndexItem {
+  conversationId: string;
+  /** In log order. */
   records: readonly LogRecord[];
-  /**
-   * The conversation's row as of the last of these records. The live aggregate may already be
-   * ahead (records staged, not yet durable): the index must not store those.
-   */
+  /** For each event record of `records`, in order: who it is for (lowercase, once, never its author). */
+  recipients: readonly (readonly string[])[];
+  /** The number of each turn a turn_start record of `records` opens, by turn id. */
+  turnNumbers: Readonly<Record<string, number>>;
+  /** The session of each agent a cursor record of `records` moves, by agent. */
+  sessions: Readonly<Record<string, string>>;
+  /** The conversation's row as of the last of these records. */
   row: ConversationRow;
   /** The log's size in bytes after the last of these records, when known (see `indexedLogs`). */
   logBytes?: number;
@@ -86,12 +94,10 @@ export interface IndexBatchItem {
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {
   /**
-   * Apply records already durable in the log. Idempotent: re-applying changes nothing.
-   * `logBytes`: the log's size after the last of them, when known (see `indexedLogs`).
+   * Apply records already durable in the log, of many conversations at once, in one
+   * transaction. Idempotent: re-applying changes nothing.
    */
-  apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void;
-  /** The same for many conversations at once, in one transaction (the daemon's hot path). */
-  applyBatch(items: readonly IndexBatchItem[]): void;
+  applyBatch(items: readonly IndexItem[]): void;
   /** Whether an event with this id is already stored (dedupe before paying for verification). */
   isProcessed(eventId: string): boolean;
   /** Whether the daemon published this event itself (it is in the outbox, sent or not). */

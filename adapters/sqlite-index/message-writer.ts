@@ -3,10 +3,8 @@
 // happens only if the insert did, which is what makes re-applying a record a no-op.
 
 import type Database from "better-sqlite3";
-import type { Conversation } from "../../src/conversation-state.js";
 import type { EventRecord } from "../../src/records.js";
 import type { AggregateDeltas } from "./aggregate-deltas.js";
-import { indexedRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
 import { messageRow } from "./message-row.js";
 import { responseSeconds } from "./response-replay.js";
 import type { UnreadMarks } from "./unread-marks.js";
@@ -41,7 +39,6 @@ export class MessageWriter {
     db: Database.Database,
     private readonly unread: UnreadMarks,
     private readonly deltas: AggregateDeltas,
-    private readonly recipientsOf: RecipientsOf,
   ) {
     this.insertMessage = db.prepare<MessageValues>(INSERT_MESSAGE);
     this.selectAwaiting = db.prepare<[string, string], number>(SELECT_AWAITING).pluck();
@@ -49,23 +46,24 @@ export class MessageWriter {
     this.insertAwaiting = db.prepare<[string, string, number, number]>(INSERT_AWAITING);
   }
 
-  write(conv: Conversation, rec: EventRecord): void {
-    const row = messageRow(conv.id, rec);
+  /** `recipients`: who the message is for (IndexItem.recipients). */
+  write(conversationId: string, rec: EventRecord, recipients: readonly string[]): void {
+    const row = messageRow(conversationId, rec);
     const inserted = this.insertMessage.run(
       row.conversation_id, row.n, row.event_id, row.received_at, row.author, row.kind, row.type, row.priority,
       row.priority_rank, row.created_at, row.expiration, row.parent_id, row.preview, row.size,
     );
     if (inserted.changes === 0) return;
     this.deltas.message(row.created_at, row.author);
-    this.deltas.participant(conv.id, row.author);
-    this.resolveAwaiting(conv.id, row.author, row.created_at);
-    for (const recipient of indexedRecipients(rec.ev, conv, this.recipientsOf)) {
+    this.deltas.participant(conversationId, row.author);
+    this.resolveAwaiting(conversationId, row.author, row.created_at);
+    for (const recipient of recipients) {
       this.unread.addRecipient({
-        conversation_id: conv.id, n: row.n, recipient, event_id: row.event_id,
+        conversation_id: conversationId, n: row.n, recipient, event_id: row.event_id,
         priority_rank: row.priority_rank, created_at: row.created_at, expiration: row.expiration,
       });
-      this.deltas.participant(conv.id, recipient);
-      this.insertAwaiting.run(conv.id, recipient, row.n, row.created_at);
+      this.deltas.participant(conversationId, recipient);
+      this.insertAwaiting.run(conversationId, recipient, row.n, row.created_at);
     }
   }
 

@@ -2,12 +2,9 @@
 // daemon and the Director need. It can always be dropped and rebuilt from the logs.
 
 import type Database from "better-sqlite3";
-import type { Conversation } from "../../src/conversation-state.js";
-import type { ConversationIndex, IndexBatchItem, IndexedLog, LogEnd } from "../../src/ports.js";
-import type { LogRecord } from "../../src/records.js";
+import type { ConversationIndex, IndexItem, IndexedLog, LogEnd } from "../../src/ports.js";
 import { AuditQueries, type AuditEntry } from "./audit-queries.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
-import { pTagRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
 import type { MessageSummary } from "./message-summary.js";
 import { schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
@@ -24,8 +21,6 @@ const SELECT_OPEN_TURN_CONVERSATIONS = `SELECT DISTINCT conversation_id FROM tur
 export interface SqliteIndexOptions {
   /** The index file (`.tenex/index.sqlite`); created when missing. */
   path: string;
-  /** Who a message is addressed to (default: its `p` tags). Its author never is. */
-  recipientsOf?: RecipientsOf;
 }
 
 export class SqliteIndex implements ConversationIndex {
@@ -44,7 +39,7 @@ export class SqliteIndex implements ConversationIndex {
   constructor(opts: SqliteIndexOptions) {
     this.path = opts.path;
     this.db = openDatabase(opts.path);
-    this.writer = new IndexWriter(this.db, opts.recipientsOf ?? pTagRecipients);
+    this.writer = new IndexWriter(this.db);
     this.unread = new UnreadQueries(this.db);
     this.conversations = new ConversationQueries(this.db);
     this.audit = new AuditQueries(this.db);
@@ -60,13 +55,8 @@ export class SqliteIndex implements ConversationIndex {
 
   // --- ConversationIndex ---------------------------------------------------------------
 
-  /** One transaction per call; re-applying records already indexed changes nothing. */
-  apply(conversation: Conversation, records: readonly LogRecord[], logBytes?: number): void {
-    this.writer.apply(conversation, records, logBytes);
-  }
-
-  /** Many conversations' records in one transaction. */
-  applyBatch(items: readonly IndexBatchItem[]): void {
+  /** Many conversations' records in one transaction; re-applying records already indexed changes nothing. */
+  applyBatch(items: readonly IndexItem[]): void {
     this.writer.applyBatch(items);
   }
 

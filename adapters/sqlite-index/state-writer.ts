@@ -3,7 +3,6 @@
 // re-applied record changes nothing.
 
 import type Database from "better-sqlite3";
-import type { Conversation } from "../../src/conversation-state.js";
 import type {
   ArchiveRecord, CompletionRecord, CursorRecord, PhaseRecord, PhaseRefusedRecord, StatusRecord,
   TurnEndRecord, TurnStartRecord,
@@ -13,7 +12,7 @@ const INSERT_PHASE_TRANSITION = `
   INSERT OR IGNORE INTO phase_transitions
     (conversation_id, n, at, from_phase, to_phase, by, message, reason, event_id, turn, refused)
   VALUES (@conversation_id, @n, @at, @from_phase, @to_phase, @by, @message, @reason, @event_id, @turn, @refused)`;
-// The aggregate numbers turns; when it does not know this one, count what the index has.
+// The conversation numbers turns; when it did not know this one, count what the index has.
 const INSERT_TURN = `
   INSERT OR IGNORE INTO turns
     (conversation_id, turn_id, number, phase, agents, reason, started_n, started_at, deadline, status)
@@ -28,8 +27,8 @@ const INSERT_COMPLETION = `
   VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_STATUS_CHANGE = `
   INSERT OR IGNORE INTO status_changes (conversation_id, n, at, status, by, reason) VALUES (?, ?, ?, ?, ?, ?)`;
-// The session comes from the aggregate (its final value), so re-applying an old cursor record
-// cannot bring back an older session.
+// The session comes from the conversation as of the batch's last record (not the record's own),
+// so re-applying an old cursor record cannot bring back an older session.
 const UPSERT_CURSOR = `
   INSERT INTO views (conversation_id, agent, cursor_n, read_n, session) VALUES (?, ?, ?, 0, ?)
   ON CONFLICT (conversation_id, agent) DO UPDATE SET
@@ -60,9 +59,10 @@ export class StateWriter {
     });
   }
 
-  turnStart(conv: Conversation, rec: TurnStartRecord): void {
+  /** `number`: the turn's number (IndexItem.turnNumbers), else one more than the turns indexed so far. */
+  turnStart(conversationId: string, rec: TurnStartRecord, number: number | undefined): void {
     this.insertTurn.run({
-      conversation_id: conv.id, turn_id: rec.turnId, number: conv.turns.byId.get(rec.turnId)?.number ?? null,
+      conversation_id: conversationId, turn_id: rec.turnId, number: number ?? null,
       phase: rec.phase, agents: JSON.stringify(rec.agents), reason: rec.reason,
       started_n: rec.n, started_at: rec.at, deadline: rec.deadline ?? null,
     });
@@ -86,8 +86,8 @@ export class StateWriter {
     this.insertStatusChange.run(conversationId, rec.n, rec.at, status, by, reason);
   }
 
-  cursor(conv: Conversation, rec: CursorRecord): void {
-    const session = conv.views.get(rec.agent)?.session ?? rec.session ?? null;
-    this.upsertCursor.run(conv.id, rec.agent, rec.seq, session);
+  /** `session`: the agent's session as the conversation held it with these records (IndexItem.sessions). */
+  cursor(conversationId: string, rec: CursorRecord, session: string | undefined): void {
+    this.upsertCursor.run(conversationId, rec.agent, rec.seq, session ?? rec.session ?? null);
   }
 }

@@ -1,13 +1,11 @@
-// The index's only writer: apply (records of one conversation, one transaction), drop (one
-// conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
+// The index's only writer: applyBatch (the records of many conversations, one transaction), drop
+// (one conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
 
 import type Database from "better-sqlite3";
-import { conversationRow, type Conversation, type ConversationRow } from "../../src/conversation-state.js";
 import type { LogRecord } from "../../src/records.js";
-import type { IndexBatchItem, LogEnd } from "../../src/ports.js";
+import type { IndexItem, LogEnd } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
 import { LogEnds } from "./log-ends.js";
-import type { RecipientsOf } from "../../src/messaging/recipients.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
 import { OutboxRows } from "./outbox-rows.js";
@@ -15,8 +13,8 @@ import { PendingRuns } from "./pending-runs.js";
 import { StateWriter } from "./state-writer.js";
 import { UnreadMarks } from "./unread-marks.js";
 
-// Row fields come from the aggregate (the fold of the whole log so far), so applying a batch
-// or re-applying an old one leaves the same row. last_message_at is the arrival time of the
+// Row fields come from the item's row (the fold of the log up to the item's last record), so
+// applying a batch or re-applying an old one leaves the same row. last_message_at is the arrival time of the
 // message at the highest log position.
 // Parameters by position (id twice): it runs for every conversation of every batch.
 const UPSERT_CONVERSATION = `
@@ -93,16 +91,15 @@ export class IndexWriter {
   private readonly deleteEmptyAggregates;
   private readonly deleteConversationRows;
   private readonly deleteAllRows;
-  readonly apply: (conv: Conversation, records: readonly LogRecord[], logBytes?: number) => void;
-  readonly applyBatch: (items: readonly IndexBatchItem[]) => void;
+  readonly applyBatch: (items: readonly IndexItem[]) => void;
   readonly drop: (conversationId: string) => void;
   readonly resetAll: () => void;
   readonly setLogEnds: (ends: ReadonlyMap<string, LogEnd>) => void;
 
-  constructor(db: Database.Database, recipientsOf: RecipientsOf) {
+  constructor(db: Database.Database) {
     this.deltas = new AggregateDeltas(db);
     this.unread = new UnreadMarks(db, this.deltas);
-    this.messages = new MessageWriter(db, this.unread, this.deltas, recipientsOf);
+    this.messages = new MessageWriter(db, this.unread, this.deltas);
     this.state = new StateWriter(db);
     this.outbox = new OutboxRows(db);
     this.pendingRuns = new PendingRuns(db);
@@ -114,16 +111,11 @@ export class IndexWriter {
     this.deleteEmptyAggregates = DELETE_EMPTY_AGGREGATES.map((sql) => db.prepare(sql));
     this.deleteConversationRows = DELETE_CONVERSATION_ROWS.map((sql) => db.prepare<[string]>(sql));
     this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
-    this.apply = db.transaction((conv: Conversation, records: readonly LogRecord[], logBytes?: number) => {
-      this.deltas.clear();
-      this.applyAll(conv, records, conversationRow(conv), logBytes);
-      this.deltas.flush();
-    });
     // One commit for many conversations: a commit costs far more than the rows it writes. The
     // counting tables are written once for the whole batch, summed over its conversations.
-    this.applyBatch = db.transaction((items: readonly IndexBatchItem[]) => {
+    this.applyBatch = db.transaction((items: readonly IndexItem[]) => {
       this.deltas.clear();
-      for (const { conversation, records, row, logBytes } of items) this.applyAll(conversation, records, row, logBytes);
+      for (const item of items) this.applyAll(item);
       this.deltas.flush();
     });
     this.drop = db.transaction((id: string) => this.dropOne(id));
@@ -136,49 +128,53 @@ export class IndexWriter {
   }
 
   // Inside a transaction whose deltas are cleared before and flushed after.
-  private applyAll(conv: Conversation, records: readonly LogRecord[], row: ConversationRow, logBytes: number | undefined): void {
-    for (const rec of records) this.applyOne(conv, rec);
+  private applyAll(item: IndexItem): void {
+    const { conversationId: id, records, row } = item;
+    let events = 0;
+    for (const rec of records) this.applyOne(item, rec, rec.t === "event" ? item.recipients[events++] : undefined);
     this.upsertConversation.run(
-      conv.id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
-      row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, conv.id, row.execMs,
+      id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
+      row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, id, row.execMs,
     );
     const last = records.at(-1);
-    if (last) this.logEnds.applied(conv.id, last.n, logBytes);
+    if (last) this.logEnds.applied(id, last.n, item.logBytes);
   }
 
-  private applyOne(conv: Conversation, rec: LogRecord): void {
+  /** `recipients`: an event record's, from the item. */
+  private applyOne(item: IndexItem, rec: LogRecord, recipients: readonly string[] | undefined): void {
+    const id = item.conversationId;
     switch (rec.t) {
       case "event":
-        this.outbox.event(conv.id, rec);
-        return this.messages.write(conv, rec);
+        this.outbox.event(id, rec);
+        return this.messages.write(id, rec, recipients ?? []);
       case "phase":
       case "phase_refused":
-        return this.state.phase(conv.id, rec);
+        return this.state.phase(id, rec);
       case "turn_start":
-        return this.state.turnStart(conv, rec);
+        return this.state.turnStart(id, rec, item.turnNumbers[rec.turnId]);
       case "completion":
-        return this.state.completion(conv.id, rec);
+        return this.state.completion(id, rec);
       case "turn_end":
-        return this.state.turnEnd(conv.id, rec);
+        return this.state.turnEnd(id, rec);
       case "status":
       case "archive":
-        return this.state.status(conv.id, rec);
+        return this.state.status(id, rec);
       case "cursor":
-        return this.state.cursor(conv, rec);
+        return this.state.cursor(id, rec, item.sessions[rec.agent]);
       case "read":
-        return this.unread.markRead(conv.id, rec.agent, rec.seq);
+        return this.unread.markRead(id, rec.agent, rec.seq);
       case "ack":
-        return this.unread.ack(conv.id, rec.agent, rec.eventId, rec.n, rec.at);
+        return this.unread.ack(id, rec.agent, rec.eventId, rec.n, rec.at);
       case "sent":
         return this.outbox.sent(rec);
       case "run_pending":
-        return this.pendingRuns.opened(conv.id, rec);
+        return this.pendingRuns.opened(id, rec);
       case "agent_run":
         return this.pendingRuns.done(rec);
       case "exec":
       case "read_file":
-        // Execution time reaches the index through the aggregate (exec_ms); read files are the
-        // log's and the aggregate's business only.
+        // Execution time reaches the index through the row (exec_ms); read files are the log's
+        // and the aggregate's business only.
         return;
     }
   }

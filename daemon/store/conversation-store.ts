@@ -3,10 +3,12 @@
 // (so the next event of the same conversation sees them) and resolves its `durable` promise
 // only when the log has fsync'd them; the index is fed after that, never before.
 
-import { conversationRow, type Conversation } from "../../src/conversation-state.js";
+import type { Conversation } from "../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import { stamp } from "../../src/conversation.js";
+import { indexItem } from "../../src/index-item.js";
 import { eventMemoryBytes } from "../../src/memory-estimate.js";
+import { pTagRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
 import { currentTurn } from "../../src/turns.js";
 import type { ConversationIndex, ConversationLog } from "../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../src/records.js";
@@ -20,6 +22,8 @@ const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 export interface StoreOptions {
   log: ConversationLog;
   index: ConversationIndex;
+  /** Who a message is for, as the index stores it (default: its `p` tags; the daemon's: src/messaging/recipients.ts). */
+  recipientsOf?: RecipientsOf;
   /** Upper bound on the memory cached conversations hold, in bytes (approximate: src/memory-estimate.ts). */
   maxCachedBytes?: number;
   /** Work queued on a conversation pins it in the cache. */
@@ -55,7 +59,10 @@ export class ConversationStore {
   /** Conversations kept in memory while work on them runs outside their queue (see `pin`). */
   private readonly pinned = new Map<string, number>();
 
+  private readonly recipientsOf: RecipientsOf;
+
   constructor(private readonly opts: StoreOptions) {
+    this.recipientsOf = opts.recipientsOf ?? pTagRecipients;
     const isBusy = opts.isBusy ?? (() => false);
     this.cache = new ConversationCache(opts.maxCachedBytes ?? DEFAULT_CACHE_BYTES, (id) => this.pinned.has(id) || isBusy(id));
     this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
@@ -138,8 +145,9 @@ export class ConversationStore {
     const before = conv.events.length;
     const stamped = stamp(conv, records);
     applyRecords(conv, stamped);
-    // The row as of these records: by the time they are durable the aggregate may be further on.
-    const row = conversationRow(conv);
+    // What the index gets of these records, as of them: by the time they are durable the
+    // aggregate may be further on.
+    const item = indexItem(conv, stamped, this.recipientsOf);
     const ids: string[] = [];
     let bytes = 0;
     for (const r of stamped) {
@@ -152,7 +160,7 @@ export class ConversationStore {
     this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
-      (logBytes) => this.feeder.add(conv, stamped, row, logBytes),
+      (logBytes) => this.feeder.add(item, logBytes),
       (err: unknown) => {
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.
@@ -213,7 +221,7 @@ export class ConversationStore {
     await this.indexed();
     try {
       this.opts.index.drop(conv.id);
-      this.opts.index.apply(conv, records, logBytes);
+      this.opts.index.applyBatch([indexItem(conv, records, this.recipientsOf, logBytes)]);
     } catch (err) {
       this.opts.onIndexError?.(err, conv.id);
     }

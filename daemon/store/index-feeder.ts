@@ -3,9 +3,20 @@
 // more than all the rows written). The index is derived and may lag the log by a tick; it is
 // repaired from the log at start if the process dies in between.
 
-import type { Conversation, ConversationRow } from "../../src/conversation-state.js";
-import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
+import type { ConversationRow } from "../../src/conversation-state.js";
+import type { ConversationIndex, IndexItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
+
+/** What one conversation made durable since the last apply, as one item. */
+interface Pending {
+  conversationId: string;
+  records: LogRecord[];
+  recipients: (readonly string[])[];
+  turnNumbers: Record<string, number>;
+  sessions: Record<string, string>;
+  row: ConversationRow;
+  logBytes?: number;
+}
 
 const MIN_APPLY_GAP_MS = 10;
 // Under load the gap grows to the time the last apply took (the index then takes at most about
@@ -14,7 +25,7 @@ const MIN_APPLY_GAP_MS = 10;
 const MAX_APPLY_GAP_MS = 200;
 
 export class IndexFeeder {
-  private pending = new Map<string, { conversation: Conversation; records: LogRecord[]; row: ConversationRow; logBytes: number }>();
+  private pending = new Map<string, Pending>();
   private scheduled = false;
   private lastApply = -Infinity;
   /** How long the last apply took: the gap before the next one (see MAX_APPLY_GAP_MS). */
@@ -28,17 +39,25 @@ export class IndexFeeder {
   ) {}
 
   /**
-   * Queue durable records of one conversation (in log order), with its row as of the last one
-   * and the log's size after it (it goes into the index with them: see ConversationIndex.indexedLogs).
+   * Queue an item of durable records (in log order, taken when they were committed:
+   * src/index-item.ts) with the log's size after them (it goes into the index with them: see
+   * ConversationIndex.indexedLogs). Items of one conversation are merged, the later row winning.
    */
-  add(conversation: Conversation, records: readonly LogRecord[], row: ConversationRow, logBytes: number): void {
-    const item = this.pending.get(conversation.id);
-    if (item) {
-      item.records.push(...records);
-      item.row = row;
-      item.logBytes = logBytes;
+  add(item: IndexItem, logBytes?: number): void {
+    const same = this.pending.get(item.conversationId);
+    if (same) {
+      same.records.push(...item.records);
+      same.recipients.push(...item.recipients);
+      Object.assign(same.turnNumbers, item.turnNumbers);
+      Object.assign(same.sessions, item.sessions);
+      same.row = item.row;
+      if (logBytes !== undefined) same.logBytes = logBytes;
     } else {
-      this.pending.set(conversation.id, { conversation, records: [...records], row, logBytes });
+      this.pending.set(item.conversationId, {
+        conversationId: item.conversationId, records: [...item.records], recipients: [...item.recipients],
+        turnNumbers: { ...item.turnNumbers }, sessions: { ...item.sessions }, row: item.row,
+        ...(logBytes !== undefined ? { logBytes } : {}),
+      });
     }
     if (this.scheduled) return;
     this.scheduled = true;
@@ -61,13 +80,13 @@ export class IndexFeeder {
 
   flush(): void {
     const start = performance.now();
-    const items: IndexBatchItem[] = [...this.pending.values()];
+    const items: IndexItem[] = [...this.pending.values()];
     this.pending = new Map();
     this.scheduled = false;
     try {
       if (items.length > 0) this.index.applyBatch(items);
     } catch (err) {
-      this.onError(err, items.map((i) => i.conversation.id));
+      this.onError(err, items.map((i) => i.conversationId));
     } finally {
       this.lastApply = performance.now();
       this.lastApplyMs = this.lastApply - start;

@@ -6,10 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { SqliteIndex, type SqliteIndexOptions } from "../../adapters/sqlite-index/sqlite-index.js";
+import { IndexFeeder } from "../../daemon/store/index-feeder.js";
 import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
+import { indexItem } from "../../src/index-item.js";
+import { pTagRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
 import type { LogRecord } from "../../src/records.js";
-import type { ConversationIndex } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject, type TestKey } from "../helpers/events.js";
 
@@ -28,11 +30,30 @@ export function removeTempIndexes(): void {
 
 const openIndexes: SqliteIndex[] = [];
 
-/** A SqliteIndex on a fresh temp file unless `path` is given; closeTestIndexes closes it. */
-export function newTestIndex(opts: Partial<SqliteIndexOptions> = {}): SqliteIndex {
-  const index = new SqliteIndex({ path: tempIndexPath(), ...opts });
+/** A SqliteIndex fed the way the daemon feeds it. */
+export type TestIndex = SqliteIndex & {
+  /**
+   * Applies durable records of `conv` (which holds them and nothing after) as the daemon does:
+   * their index item (src/index-item.ts) through the index feeder, applied at once.
+   */
+  apply(conv: Conversation, records: readonly LogRecord[], logBytes?: number): void;
+};
+
+/**
+ * A SqliteIndex on a fresh temp file unless `path` is given; closeTestIndexes closes it.
+ * `recipientsOf`: who a message is for (default: its `p` tags).
+ */
+export function newTestIndex(opts: Partial<SqliteIndexOptions> & { recipientsOf?: RecipientsOf } = {}): TestIndex {
+  const { recipientsOf = pTagRecipients, ...rest } = opts;
+  const index = new SqliteIndex({ path: tempIndexPath(), ...rest });
   openIndexes.push(index);
-  return index;
+  const feeder = new IndexFeeder(index, (err) => { throw err; });
+  return Object.assign(index, {
+    apply(conv: Conversation, records: readonly LogRecord[], logBytes?: number) {
+      feeder.add(indexItem(conv, records, recipientsOf), logBytes);
+      feeder.flush();
+    },
+  });
 }
 
 /** Closes every index newTestIndex opened, then deletes the temp directories (for afterEach). */
@@ -131,7 +152,7 @@ export function scenario(t0 = 1_700_000_000) {
  * Applies the logs the way the daemon does: small batches as records become durable,
  * conversations interleaved, each batch with the aggregate as it stood after it.
  */
-export function applyIncrementally(index: ConversationIndex, logs: readonly LogFixture[], sizes = [1, 3, 2]): void {
+export function applyIncrementally(index: TestIndex, logs: readonly LogFixture[], sizes = [1, 3, 2]): void {
   const next = logs.map(() => 0);
   for (let step = 0; next.some((n, i) => n < logs[i]!.records.length); step++) {
     logs.forEach((log, i) => {

@@ -12,6 +12,7 @@ import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { checkProject, SourceSurvey } from "../../adapters/tenex-import/check-project.js";
 import { importTenexFolder, readTenexFolder, type ImportOptions } from "../../adapters/tenex-import/import-folder.js";
+import { indexItem } from "../../src/index-item.js";
 import { projectRecipients } from "../../src/messaging/recipients.js";
 import { replay } from "../../src/conversation.js";
 import type { Conversation } from "../../src/conversation-state.js";
@@ -30,7 +31,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "tenex-migrate-"));
   fx = writeMultiFixture(root);
   log = new FileConversationLog(join(root, "data"));
-  index = new SqliteIndex({ path: join(root, "index.sqlite"), recipientsOf: projectRecipients(fx.project.info) });
+  index = new SqliteIndex({ path: join(root, "index.sqlite") });
 });
 
 afterEach(async () => {
@@ -41,7 +42,7 @@ afterEach(async () => {
 
 const options = (extra: Partial<ImportOptions> = {}): ImportOptions => ({
   log, verify: (ev: NostrEvent) => verifyEvent(ev), agentsBySlug: fx.agentsBySlug, orchestrator: fx.project.orchestrator.pubkey,
-  onAppended: (conv, records) => index.apply(conv, records), ...extra,
+  onAppended: (conv, records) => index.applyBatch([indexItem(conv, records, projectRecipients(fx.project.info))]), ...extra,
 });
 
 async function loaded(): Promise<{ conv: Conversation; records: LogRecord[] }> {

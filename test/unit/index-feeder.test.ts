@@ -4,9 +4,11 @@
 
 import { describe, expect, it } from "vitest";
 import { IndexFeeder } from "../../daemon/store/index-feeder.js";
-import { conversationRow } from "../../src/conversation-state.js";
 import { emptyConversation } from "../../src/conversation-reducer.js";
-import type { ConversationIndex, IndexBatchItem } from "../../src/ports.js";
+import { indexItem } from "../../src/index-item.js";
+import { pTagRecipients } from "../../src/messaging/recipients.js";
+import type { Conversation } from "../../src/conversation-state.js";
+import type { ConversationIndex, IndexItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 
 const rec = (n: number): LogRecord => ({ n, at: n, t: "read_file", path: `f${n}` });
@@ -15,16 +17,17 @@ const rec = (n: number): LogRecord => ({ n, at: n, t: "read_file", path: `f${n}`
 function recordingIndex(busyMs = 0) {
   const batches: { records: Map<string, number[]>; start: number; end: number }[] = [];
   const index = {
-    applyBatch(items: readonly IndexBatchItem[]) {
+    applyBatch(items: readonly IndexItem[]) {
       const start = performance.now();
       while (performance.now() - start < busyMs); // the apply's own time, on this thread
-      batches.push({ records: new Map(items.map((i) => [i.conversation.id, i.records.map((r) => r.n)])), start, end: performance.now() });
+      batches.push({ records: new Map(items.map((i) => [i.conversationId, i.records.map((r) => r.n)])), start, end: performance.now() });
     },
   } as unknown as ConversationIndex;
   return { index, batches };
 }
 
 const conv = (id: string) => emptyConversation(id.padStart(64, "0"));
+const item = (c: Conversation, records: LogRecord[]) => indexItem(c, records, pTagRecipients);
 
 describe("IndexFeeder", () => {
   it("applies what was added together in one batch, each conversation's records in order", async () => {
@@ -32,9 +35,9 @@ describe("IndexFeeder", () => {
     const feeder = new IndexFeeder(index, (err) => { throw err; });
     const a = conv("a");
     const b = conv("b");
-    feeder.add(a, [rec(1), rec(2)], conversationRow(a), 10);
-    feeder.add(b, [rec(1)], conversationRow(b), 5);
-    feeder.add(a, [rec(3)], conversationRow(a), 15);
+    feeder.add(item(a, [rec(1), rec(2)]), 10);
+    feeder.add(item(b, [rec(1)]), 5);
+    feeder.add(item(a, [rec(3)]), 15);
     await feeder.idle();
     expect(batches).toHaveLength(1);
     expect(batches[0]!.records).toEqual(new Map([[a.id, [1, 2, 3]], [b.id, [1]]]));
@@ -44,11 +47,11 @@ describe("IndexFeeder", () => {
     const { index, batches } = recordingIndex(60);
     const feeder = new IndexFeeder(index, (err) => { throw err; });
     const a = conv("a");
-    feeder.add(a, [rec(1)], conversationRow(a), 1);
+    feeder.add(item(a, [rec(1)]), 1);
     await feeder.idle();
     // Added right after a 60 ms apply: applied no sooner than 60 ms after it ended.
-    feeder.add(a, [rec(2)], conversationRow(a), 2);
-    feeder.add(a, [rec(3)], conversationRow(a), 3);
+    feeder.add(item(a, [rec(2)]), 2);
+    feeder.add(item(a, [rec(3)]), 3);
     await feeder.idle();
     expect(batches).toHaveLength(2);
     expect(batches[1]!.records.get(a.id)).toEqual([2, 3]);

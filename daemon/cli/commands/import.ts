@@ -10,6 +10,7 @@ import { loadProject, type LoadedProject } from "../../config/index.js";
 import type { Command } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import type { Conversation } from "../../../src/conversation-state.js";
+import { indexItem } from "../../../src/index-item.js";
 import { importText, mismatchText } from "./support/import-text.js";
 import { recordImportedProblems } from "./support/imported-problems.js";
 import { openOfflineStore } from "./support/offline-store.js";
@@ -73,7 +74,7 @@ by an unknown agent would be left out for good.
         dryRun,
         onProgress: (p) => bar.update(p.done, p.total),
         onAppended: (conv, records) => {
-          store.index.apply(conv, records);
+          store.index.applyBatch([indexItem(conv, records, store.recipientsOf)]);
           written.set(conv.id, conv);
         },
       }));

@@ -25,7 +25,9 @@ uses the index); the daemon is locked out while this runs. Exits 1 if a log coul
     const bar = progressBar("reindex");
     const started = Date.now();
     try {
-      const report = await rebuildIndex(store.log, store.index, (done, total) => bar.update(done, total));
+      const report = await rebuildIndex(store.log, store.index, {
+        recipientsOf: store.recipientsOf, onProgress: (done, total) => bar.update(done, total),
+      });
       bar.end();
       const ms = Date.now() - started;
       emit(ctx, "index", { ...report, ms, problems: store.problems }, () => fields([

@@ -8,12 +8,14 @@ import type { SqliteIndex } from "../../../../adapters/sqlite-index/index.js";
 import type { LoadedProject } from "../../../config/index.js";
 import { openIndex } from "../../../index-open.js";
 import { acquirePidLock, ProjectLockedError } from "../../../pid-lock.js";
-import { projectRecipients } from "../../../../src/messaging/recipients.js";
+import { projectRecipients, type RecipientsOf } from "../../../../src/messaging/recipients.js";
 import { CliError, EXIT } from "../../errors.js";
 
 export interface OfflineStore {
   log: FileConversationLog;
   index: SqliteIndex;
+  /** Who a message is for, as the project's index stores it. */
+  recipientsOf: RecipientsOf;
   /** Problems the log reported (quarantined files, strays). */
   problems: string[];
   close(): Promise<void>;
@@ -32,9 +34,9 @@ export function openOfflineStore(project: LoadedProject, what: string): OfflineS
   const problems: string[] = [];
   try {
     const log = new FileConversationLog(project.tenexDir, { onProblem: (p) => problems.push(`${p.kind} ${p.id}: ${p.detail}`) });
-    const { index } = openIndex({ path: join(project.tenexDir, "index.sqlite"), recipientsOf: projectRecipients(project.info) }, Date.now());
+    const { index } = openIndex({ path: join(project.tenexDir, "index.sqlite") }, Date.now());
     return {
-      log, index, problems,
+      log, index, recipientsOf: projectRecipients(project.info), problems,
       close: async () => {
         await log.close();
         index.close();
