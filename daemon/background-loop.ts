@@ -1,15 +1,7 @@
 // A periodic background task with daemon discipline: it never dies on an error, records the
 // last one for the status, backs off while failing, and stops promptly and idempotently.
 
-export interface LoopStatus {
-  name: string;
-  runs: number;
-  failures: number;
-  lastRunAt?: number;
-  /** When the next run is due (absent while running or stopped). */
-  nextRunAt?: number;
-  lastError?: { at: number; message: string };
-}
+import type { LoopStatus } from "../src/daemon-status.js";
 
 export class BackgroundLoop {
   private timer: NodeJS.Timeout | undefined;

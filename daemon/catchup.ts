@@ -24,6 +24,7 @@
 import { nextPage, pageRequest, windowed, type Cursor, type FullSecond } from "../src/backfill/page-step.js";
 import { SecondWalk, type WalkSpace } from "../src/backfill/second-walk.js";
 import type { QueryEnd, RelayFilter } from "../src/ports.js";
+import type { CatchupResult } from "../src/daemon-status.js";
 
 export interface CatchupOptions {
   /** One stored-events query against the relay (RelayGateway.query bound to it). */
@@ -52,20 +53,6 @@ export interface CatchupOptions {
 // Relays cap `limit` at a few hundred or more (strfry 500, ours 1,000; NIP-11 `max_limit`s seen
 // are 100 to 5,000). An answer below this is taken as all the filter matches, not as a cap.
 export const MIN_RELAY_CAP = 100;
-
-export interface CatchupResult {
-  fetched: number;
-  pages: number;
-  /** Newest created_at seen, to move the high-water mark. */
-  newest: number | undefined;
-  /**
-   * True when every filter was paged down to `since` and every second too full to page through
-   * was seen whole (not stopped, no query ended early, no part left that could not be split).
-   */
-  complete: boolean;
-  /** Why it is not complete. */
-  reason?: string;
-}
 
 export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   const result: CatchupResult = { fetched: 0, pages: 0, newest: undefined, complete: false };

@@ -23,18 +23,19 @@ import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import type { SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { ensurePrivateFile, makePrivate, PRIVATE_DIR, PRIVATE_FILE } from "../adapters/state-file/private-file.js";
 import { AgentRunner, commandAgentsOf, type CommandAgent } from "./agents/agent-runner.js";
-import { ApiServer } from "./api/server.js";
 import { BackgroundLoop } from "./background-loop.js";
 import type { LoadedProject } from "./config/index.js";
 import { Escalator } from "./escalation.js";
 import { escalationState } from "./escalation-state.js";
 import { logFingerprint, parseMarker, sameFingerprint } from "./log-fingerprint.js";
 import { publishHeartbeat } from "./heartbeat.js";
-import { reconcileIndex, rebuildIndex, type ReconcileReport } from "./index-recovery.js";
+import { reconcileIndex, rebuildIndex } from "./index-recovery.js";
 import { openIndex } from "./index-open.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
 import { InboundRoute } from "./ingest/route.js";
+import { engineCommands, engineReads } from "./engine-ports.js";
+import type { EnginePorts } from "../src/ports.js";
 import type { Logger } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { acquirePidLock } from "./pid-lock.js";
@@ -43,6 +44,7 @@ import { ThreadFetcher } from "./thread-fetcher.js";
 import { ConversationStore } from "./store/conversation-store.js";
 import { embeddedRelayGuard } from "./embedded-relay-guard.js";
 import { projectRecipients, type RecipientsOf } from "../src/messaging/recipients.js";
+import type { ReconcileReport } from "../src/daemon-status.js";
 
 export interface DaemonOptions {
   log: Logger;
@@ -95,7 +97,6 @@ export class Daemon {
   escalator!: Escalator;
   /** Recent problems, one entry per cause with its repeat count (src/problem-list.ts). */
   readonly problems = new ProblemList();
-  private api: ApiServer | undefined;
   /** Back-fills again what was incomplete or refused (RelaySync.retryDue, failed thread fetches), with backoff. */
   private backfillRetry: BackgroundLoop | undefined;
   private threads!: ThreadFetcher;
@@ -226,7 +227,6 @@ export class Daemon {
     this.toRefetch.clear();
     await this.resumeRuns();
     this.startLoops(signers.get(project.orchestrator.pubkey)!);
-    this.api = await ApiServer.start(this, this.logger.child({ component: "api" }));
     this.readyAt = this.clock.now();
   }
 
@@ -398,6 +398,16 @@ export class Daemon {
     }
   }
 
+  /** The engine as the front desk reaches it (src/ports.ts): its reads (the caller closes them) and its commands. */
+  ports(): EnginePorts {
+    return { reads: engineReads(this), commands: engineCommands(this.route, this.store) };
+  }
+
+  /** What the start says once ready. */
+  readiness(): { relays: string[]; ms: number; conversations: number } {
+    return { relays: [...this.relayUrls], ms: (this.readyAt ?? 0) - this.startedAt, conversations: this.store.stats().known };
+  }
+
   loopStatus() {
     return this.loops.map((l) => ({ ...l.status }));
   }
@@ -409,7 +419,6 @@ export class Daemon {
   }
 
   private async close(): Promise<void> {
-    await this.api?.stop();
     this.abort.abort();
     // The sync first: a retry loop waiting on a back-fill waits only until its next page.
     const syncStopped = this.sync?.stop();

@@ -9,24 +9,7 @@ import { replay } from "../src/conversation-reducer.js";
 import { indexItem } from "../src/index-item.js";
 import { pTagRecipients, type RecipientsOf } from "../src/messaging/recipients.js";
 import type { ConversationIndex, ConversationLog, LogEnd } from "../src/ports.js";
-
-export interface ReconcileReport {
-  checked: number;
-  /** Logs opened: their size differed from the one the index recorded, or it recorded none. */
-  opened: number;
-  /** Conversations whose missing tail was applied. */
-  repaired: { id: string; from: number; to: number }[];
-  /**
-   * Conversations re-indexed whole: the log ends before what the index holds, or is shorter
-   * than the size recorded with it (cut or rewritten since), or damaged lines were set aside
-   * when it was read, so what was indexed may be gone.
-   */
-  reindexed: string[];
-  /** Index entries with no log behind them, dropped. */
-  dropped: string[];
-  /** Conversations whose log could not be read (quarantined): reported by the log. */
-  unreadable: { id: string; error: string }[];
-}
+import type { ReconcileReport } from "../src/daemon-status.js";
 
 export type Progress = (done: number, total: number) => void;
 

@@ -11,8 +11,9 @@ import { authorsOf, projectFilters } from "../src/backfill/project-filters.js";
 import { KIND } from "../src/kinds.js";
 import type { RelayFilter, RelayGateway, RelaySubscription } from "../src/ports.js";
 import type { NostrEvent } from "../src/types.js";
-import { catchUp, type CatchupResult } from "./catchup.js";
+import { catchUp } from "./catchup.js";
 import type { IngestOutcome } from "./ingest/checks.js";
+import type { CatchupResult, RelayBackfillState } from "../src/daemon-status.js";
 
 export interface HighWaterStore {
   highWaterMarks(): Map<string, number>;
@@ -40,18 +41,6 @@ export interface RelaySyncDeps {
   retrySoon?: () => void;
   onError?: (err: unknown) => void;
   now: () => number;
-}
-
-/** How a relay's last back-fill ended, for the status. */
-export interface RelayBackfillState {
-  url: string;
-  complete: boolean;
-  reason?: string;
-  /** When it ended. */
-  at: number;
-  /** The created_at it started from (null: everything the relay held). */
-  since: number | null;
-  fetched: number;
 }
 
 /** A back-fill still incomplete after a retry (the retry loop backs off on it). */

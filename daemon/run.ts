@@ -1,27 +1,41 @@
-// Runs the daemon until the stop signal: start (recover, reconcile, connect, catch up), report
-// readiness, wait, stop cleanly.
+// Runs the daemon until the stop signal: the engine starts (recover, reconcile, connect, catch
+// up), then the API listens beside it on the engine's ports (src/ports.ts); readiness is
+// reported once both are up; at the signal the API stops first, then the engine, cleanly.
 
+import { ApiServer } from "./api/server.js";
 import type { LoadedProject } from "./config/index.js";
 import { Daemon } from "./daemon.js";
 import type { Logger } from "./log.js";
+
+export interface Readiness {
+  /** The relays it reads (the embedded relay's url when it runs one). */
+  relays: string[];
+  /** From start to ready (log, index and relays in step). */
+  ms: number;
+  /** Stored conversations. */
+  conversations: number;
+}
 
 export interface RunOptions {
   /** Aborted on SIGINT/SIGTERM: stop, flush, close, then resolve. */
   signal: AbortSignal;
   log: Logger;
-  /** Called once the daemon is ready (log, index and relays in step). */
-  onReady?: (daemon: Daemon) => void;
+  /** Called once the daemon is ready and its API listens. */
+  onReady?: (ready: Readiness) => void;
 }
 
 export async function runDaemon(project: LoadedProject, opts: RunOptions): Promise<void> {
   if (opts.signal.aborted) return;
-  const daemon = await Daemon.start(project, { log: opts.log });
+  const engine = await Daemon.start(project, { log: opts.log });
+  let api: ApiServer | undefined;
   try {
-    opts.onReady?.(daemon);
+    api = await ApiServer.start(engine.ports(), project, opts.log.child({ component: "api" }));
+    opts.onReady?.(engine.readiness());
     if (!opts.signal.aborted) {
       await new Promise<void>((done) => opts.signal.addEventListener("abort", () => done(), { once: true }));
     }
   } finally {
-    await daemon.stop();
+    await api?.stop();
+    await engine.stop();
   }
 }

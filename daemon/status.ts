@@ -4,12 +4,13 @@
 // are live in memory already; that part is async (directorStatus).
 
 import { listDamage } from "../adapters/fs-log/damage-records.js";
-import { stuckTurn, type RoutingProblems } from "../src/routing-health.js";
+import type { DaemonStatus, StuckTurnView } from "../src/daemon-status.js";
+import { stuckTurn } from "../src/routing-health.js";
 import { EMBEDDED_MARK, type Daemon } from "./daemon.js";
 
 // The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
 
-export function buildStatus(d: Daemon) {
+export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
   const now = d.clock.now();
   return {
     pid: process.pid,
@@ -73,26 +74,13 @@ function unreadBacklog(d: Daemon, now: number) {
   return { threshold, byAgent, overThreshold: byAgent.filter((a) => a.unread > threshold).map((a) => a.slug) };
 }
 
-export interface StuckTurn {
-  conversationId: string;
-  title: string;
-  turn: number;
-  phase: string;
-  startedAt: number;
-  deadline: number | null;
-  overdue: boolean;
-  /** Slugs of the routed agents that have not completed. */
-  waitingFor: string[];
-  problems: RoutingProblems;
-}
-
 /** Open turns past their deadline, or in a conversation whose routing loops or stalls. */
-export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: StuckTurn[] }> {
+export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: StuckTurnView[] }> {
   const now = d.clock.now();
   const { limits } = d.project.config;
   const slug = (pk: string) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk.slice(0, 8);
   const ids = d.store.openTurnConversations();
-  const stuck: StuckTurn[] = [];
+  const stuck: StuckTurnView[] = [];
   for (const id of ids) {
     const conv = await d.store.get(id);
     const found = conv && stuckTurn(conv.turns, now, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
@@ -106,8 +94,6 @@ export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: Stuc
   return { open: ids.length, stuck };
 }
 
-export async function directorStatus(d: Daemon) {
+export async function directorStatus(d: Daemon): Promise<DaemonStatus> {
   return { ...buildStatus(d), turns: await stuckTurns(d) };
 }
-
-export type DaemonStatus = Awaited<ReturnType<typeof directorStatus>>;

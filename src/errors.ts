@@ -15,3 +15,17 @@ export class NotFoundError extends DomainError {
     super(`${what} not found: ${id}`, "not_found");
   }
 }
+
+/** The daemon refused to publish an event of its own (no key for its author, or its checks refused it). */
+export class PublishRefusedError extends Error {
+  override name = "PublishRefusedError";
+  constructor(readonly reason: string, detail: string) {
+    super(`event refused before publication: ${reason} (${detail})`);
+  }
+}
+
+/** The index cannot be read (missing, or a schema this build does not read). */
+export class IndexUnavailableError extends Error {
+  override name = "IndexUnavailableError";
+  readonly code = "index_unavailable";
+}

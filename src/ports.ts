@@ -1,8 +1,12 @@
-// Ports: what the domain needs from the outside world. Adapters implement them; the daemon
-// wires them. In-memory implementations for tests live in adapters/memory/.
+// Ports: what the domain needs from the outside world, and where the daemon's two wings meet.
+// Adapters implement the first kind; the daemon wires them. In-memory implementations for tests
+// live in adapters/memory/. The front desk (API, CLI, client) reaches the engine only through
+// the read port and the command port at the end of this file.
 
-import type { ConversationRow } from "./conversation-state.js";
-import type { LogRecord } from "./records.js";
+import type { Conversation, ConversationRow } from "./conversation-state.js";
+import type { DaemonStatus, DamageRecord } from "./daemon-status.js";
+import type { IndexReads } from "./read-model.js";
+import type { LogRecord, NewRecord } from "./records.js";
 import type { NostrEvent, UnsignedEvent } from "./types.js";
 
 /** Milliseconds since the epoch. Injected so the domain never reads the clock itself. */
@@ -174,4 +178,55 @@ export interface EntityFetcher {
 /** Verifies id and signature of an event. */
 export interface EventVerifier {
   verify(ev: NostrEvent): boolean | Promise<boolean>;
+}
+
+// --- where the front desk meets the engine ------------------------------------------------
+
+/**
+ * What the front desk reads: the index's queries and the conversations themselves, from the
+ * running engine or, with no daemon running, from the files (read-only).
+ */
+export interface ReadPort {
+  /** The index's read-only queries. */
+  readonly index: IndexReads;
+  /** A conversation's aggregate; undefined when there is none. */
+  load(conversationId: string): Promise<Conversation | undefined>;
+  now(): number;
+  /** Resolves `nostr:` references in agent contexts (the daemon's relays; none without a daemon). */
+  readonly entities?: EntityFetcher;
+  /** The damage recorded in the logs and not cleared. */
+  damage(): DamageRecord[];
+  close(): void;
+}
+
+/** The running daemon's read port: the reads, and its status. */
+export interface LiveReadPort extends ReadPort {
+  status(): Promise<DaemonStatus>;
+}
+
+/** The running engine, as the front desk reaches it. */
+export interface EnginePorts {
+  reads: LiveReadPort;
+  commands: CommandPort;
+}
+
+/** What a decision taken in a conversation's queue commits, publishes and answers. */
+export interface Decision<T> {
+  records: readonly NewRecord[];
+  /** An event to sign as `author` and take in right after the records. */
+  publish?: { author: string; event: UnsignedEvent };
+  result: T;
+}
+
+/** What the front desk asks the engine to do. Each answers once what it did is durable and indexed. */
+export interface CommandPort {
+  /**
+   * Runs `decide` on the conversation, in its queue, and commits its records; when it publishes
+   * an event, that event is signed and taken in right after them. NotFoundError when there is no
+   * such conversation; PublishRefusedError (once the records are durable) when the event is
+   * refused.
+   */
+  inConversation<T>(conversationId: string, decide: (conv: Conversation, now: number) => Decision<T>): Promise<{ result: T; published?: NostrEvent }>;
+  /** Signs `event` as `author`, takes it in like any inbound event, hands it to the outbox. */
+  publish(author: string, event: UnsignedEvent): Promise<NostrEvent>;
 }

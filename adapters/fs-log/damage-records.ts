@@ -6,28 +6,7 @@
 
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { SetAsideLine } from "./intact-lines.js";
-
-export interface DamageRecord {
-  /** What `tenexd damage --clear` takes: `<first 8 of the conversation id>-<ms>`. */
-  id: string;
-  /** Lines set aside from a log that stays, or a log moved aside whole (no line of it parsed). */
-  kind: "damaged_lines" | "quarantined";
-  conversationId: string;
-  /** The log, relative to the data directory. */
-  log: string;
-  /** When it was found (epoch ms). */
-  at: number;
-  detail: string;
-  /** The lines set aside, by their place in the log as it was (empty for a whole log). */
-  lines: SetAsideLine[];
-  /** Where the set-aside bytes are, relative to the data directory. */
-  savedTo: string;
-  /** When an operator cleared it; a cleared record is no longer reported. */
-  clearedAt?: number;
-  /** The record file itself does not parse (this one stands in for it). */
-  unreadable?: true;
-}
+import type { DamageRecord, SetAsideLine } from "../../src/daemon-status.js";
 
 const RECORD_FILE = /^damage-(.+)\.json$/;
 const fileOf = (quarantineDir: string, id: string) => join(quarantineDir, `damage-${id}.json`);

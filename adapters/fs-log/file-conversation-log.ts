@@ -13,11 +13,12 @@ import type { LogRecord } from "../../src/records.js";
 import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
 import { FileTable } from "./file-table.js";
-import { GroupCommitWriter, type WriterStats } from "./group-commit.js";
+import { GroupCommitWriter } from "./group-commit.js";
 import { LOG_FILE_NAME, LogLayout, assertId } from "./layout.js";
 import { Quarantine, type LogProblem, type ProblemListener } from "./quarantine.js";
 import { ParseFailure, readRecords } from "./reader.js";
 import { setAsideDamaged } from "./set-aside.js";
+import type { WriterStats } from "../../src/daemon-status.js";
 
 export interface FileConversationLogOptions {
   /** Conversation files kept open at once (default 256). */

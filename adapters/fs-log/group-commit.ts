@@ -16,6 +16,7 @@ import { InvalidRecordError, LogError, LogWriteError } from "./errors.js";
 import type { FileOps } from "./file-ops.js";
 import type { FileTable, OpenLog } from "./file-table.js";
 import { encodeRecords } from "./record-line.js";
+import type { WriterStats } from "../../src/daemon-status.js";
 
 interface Pending {
   /**
@@ -47,16 +48,6 @@ interface Target {
   start: number;
   startN: number;
   error?: Error;
-}
-
-export interface WriterStats {
-  /** append() calls that resolved. */
-  appends: number;
-  records: number;
-  flushes: number;
-  /** fdatasync of files plus fsync of directories. */
-  syncs: number;
-  bytes: number;
 }
 
 export class GroupCommitWriter {

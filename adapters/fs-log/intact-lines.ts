@@ -6,15 +6,7 @@
 
 import type { LogRecord } from "../../src/records.js";
 import { parseRecordLine } from "./record-line.js";
-
-/** A line set aside: where it was in the log, in bytes (and its 1-based number, when known). */
-export interface SetAsideLine {
-  line?: number;
-  offset: number;
-  /** Its length, without the newline. */
-  bytes: number;
-  why: string;
-}
+import type { SetAsideLine } from "../../src/daemon-status.js";
 
 export interface LineScan {
   records: LogRecord[];

@@ -6,10 +6,11 @@
 
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { writeDamageRecord, type DamageRecord } from "./damage-records.js";
+import { writeDamageRecord } from "./damage-records.js";
 import type { FileOps } from "./file-ops.js";
-import type { SetAsideLine } from "./intact-lines.js";
+
 import type { LogLayout } from "./layout.js";
+import type { DamageRecord, SetAsideLine } from "../../src/daemon-status.js";
 
 export interface LogProblem {
   /** Conversation id; for a stray file in the log directories, its file name. */

@@ -15,9 +15,10 @@ import { dirname } from "node:path";
 import type { WholeLog } from "../../src/ports.js";
 import type { FileOps } from "./file-ops.js";
 import type { FileTable } from "./file-table.js";
-import { scanLines, type SetAsideLine } from "./intact-lines.js";
+import { scanLines } from "./intact-lines.js";
 import type { Quarantine } from "./quarantine.js";
 import { readExactly } from "./tail.js";
+import type { SetAsideLine } from "../../src/daemon-status.js";
 
 const NEWLINE = Buffer.from("\n");
 const SHOWN = 3;

@@ -14,10 +14,11 @@ import { LiveSubscription } from "./live-subscription.js";
 import { createDaemonNdk, forgetConnectionHistory, retireRelay } from "./ndk-tuning.js";
 import { QueryConnection } from "./query-connection.js";
 import { fetchFromRelays } from "./relay-fetch.js";
-import { RelayHealthBook, type RelayHealth } from "./relay-health.js";
+import { RelayHealthBook } from "./relay-health.js";
 import { waitForAnyConnect, type RelayLink } from "./relay-links.js";
 import { publishToRelays } from "./relay-publish.js";
 import { DEFAULT_BACKOFF, RelayReconnector, type BackoffOptions } from "./relay-reconnector.js";
+import type { RelayHealth } from "../../src/daemon-status.js";
 
 export interface NdkGatewayOptions {
   relays: readonly string[];

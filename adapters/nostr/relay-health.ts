@@ -1,28 +1,7 @@
 // Per-relay health as the Director sees it: is it up, when did it last deliver, what went
 // wrong last, how often it came back.
 
-export interface RelayHealth {
-  url: string;
-  connected: boolean;
-  /** Epoch ms of the last event this relay delivered. */
-  lastEventAt?: number;
-  lastError?: string;
-  /** Epoch ms of `lastError`. */
-  lastErrorAt?: number;
-  /** Connections made after the first one. */
-  reconnects: number;
-  eventsReceived: number;
-  /** NIP-42: whether the relay asked this daemon to authenticate, and how its last answer went. */
-  auth: RelayAuthHealth;
-}
-
-export interface RelayAuthHealth {
-  asked: boolean;
-  /** null until the relay answered an AUTH (or when none was sent: no key to answer with). */
-  accepted: boolean | null;
-  /** Why the relay refused the last AUTH. */
-  refusal?: string;
-}
+import type { RelayHealth } from "../../src/daemon-status.js";
 
 /** Mutable health records of a fixed set of relays; snapshots are copies. */
 export class RelayHealthBook {

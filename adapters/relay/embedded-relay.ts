@@ -13,11 +13,12 @@ import { inboundRate, ratesFor, tierBeforeAuth, type ClientLimits } from "../../
 import { transportLimits, type TransportLimits } from "../../src/relay-guard/transport-limits.js";
 import { InboundBudget } from "./inbound-budget.js";
 import { AccessPlugin } from "./relay-access-plugin.js";
-import { RelayCounters, type RelayCountersSnapshot } from "./relay-counters.js";
+import { RelayCounters } from "./relay-counters.js";
 import { frameHandler } from "./relay-frames.js";
 import { RelaySession } from "./relay-session.js";
 import { TagQueryRepository } from "./tag-query-repository.js";
 import { gateUpgrades } from "./upgrade-gate.js";
+import type { EmbeddedRelayStats, RelayCountersSnapshot } from "../../src/daemon-status.js";
 
 /** The protections; each one left out is off (an open relay, as tests use for "the network"). */
 export interface RelayGuardOptions {
@@ -44,13 +45,6 @@ export interface EmbeddedRelayOptions {
   guard?: RelayGuardOptions;
   /** A socket already listening (handed over by a parent process): used instead of host and port. */
   listenOn?: NetServer;
-}
-
-export interface EmbeddedRelayStats extends RelayCountersSnapshot {
-  limits: (TransportLimits & ConnectionLimits & ClientLimits & { inboundBytesPerSecond: number | null }) | null;
-  auth: AccessPolicy["auth"] | null;
-  /** When the relay runs in a process of its own (relay-process.ts): which, and how often it was started again. */
-  process?: { pid: number | null; restarts: number };
 }
 
 export interface EmbeddedRelay {

@@ -8,8 +8,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { EmbeddedRelay, EmbeddedRelayStats, RelayGuardOptions } from "./embedded-relay.js";
+import type { EmbeddedRelay, RelayGuardOptions } from "./embedded-relay.js";
 import { guardToWire, type FromRelay, type ToRelay } from "./relay-wire.js";
+import type { EmbeddedRelayStats } from "../../src/daemon-status.js";
 
 const RELAY_MAIN = fileURLToPath(new URL("./relay-main.js", import.meta.url));
 const READY_TIMEOUT_MS = 30_000;

@@ -9,7 +9,8 @@ import { bufferLimit, chargeFrame, type ClientLimits, type ClientTier, type Rate
 import { fullBucket } from "../../src/relay-guard/token-bucket.js";
 import { refuseUnread } from "../../src/relay-guard/transport-limits.js";
 import type { InboundBudget } from "./inbound-budget.js";
-import type { RefusalReason, RelayCounters } from "./relay-counters.js";
+import type { RefusalReason } from "../../src/relay-guard/refusals.js";
+import type { RelayCounters } from "./relay-counters.js";
 
 export interface SessionOptions {
   counters: RelayCounters;

@@ -5,6 +5,7 @@
 // Ids can also be given by a unique hex prefix, as with git.
 
 import type Database from "better-sqlite3";
+import type { AliasReads, MessageLocation } from "../../src/read-model.js";
 
 const SELECT_CONVERSATION_SEQ = `SELECT rowid FROM conversations WHERE id = ?`;
 const SELECT_CONVERSATION_BY_SEQ = `SELECT id FROM conversations WHERE rowid = ?`;
@@ -14,14 +15,7 @@ const SELECT_MESSAGE = `SELECT rowid AS seq, conversation_id, n, priority FROM m
 const SELECT_MESSAGE_BY_SEQ = `SELECT event_id FROM messages WHERE rowid = ?`;
 const SELECT_MESSAGES_BY_PREFIX = `SELECT event_id FROM messages WHERE event_id >= ? AND event_id < ? ORDER BY event_id LIMIT 2`;
 
-export interface MessageLocation {
-  seq: number;
-  conversationId: string;
-  n: number;
-  priority: string | null;
-}
-
-export class AliasQueries {
+export class AliasQueries implements AliasReads {
   private readonly conversationSeq;
   private readonly conversationBySeq;
   private readonly conversationsByPrefix;

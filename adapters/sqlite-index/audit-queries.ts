@@ -2,6 +2,7 @@
 // statement: each source table contributes rows (n, at, kind, JSON details), SQL merges them.
 
 import type Database from "better-sqlite3";
+import type { AuditEntry } from "../../src/read-model.js";
 
 const SELECT_AUDIT_TRAIL = `
   SELECT n, received_at AS at, 'message' AS kind, json_object(
@@ -29,29 +30,6 @@ const SELECT_AUDIT_TRAIL = `
   FROM status_changes WHERE conversation_id = @id
   ORDER BY 1`;
 
-interface Entry<K extends string, D> {
-  /** Log position. */
-  n: number;
-  /** Epoch ms the record was logged. */
-  at: number;
-  kind: K;
-  data: D;
-}
-
-export type AuditEntry =
-  | Entry<"message", {
-      eventId: string; author: string; eventKind: number; type: string | null; priority: string | null;
-      createdAt: number; parentId: string | null; preview: string;
-    }>
-  | Entry<"phase" | "phase_refused", {
-      from: string; to: string; by: string; reason: string; message: string; eventId: string | null; turn: number | null;
-    }>
-  | Entry<"turn_start", {
-      turnId: string; number: number; phase: string; agents: string[]; reason: string; deadline: number | null;
-    }>
-  | Entry<"completion", { turnId: string; eventId: string; agent: string; message: string }>
-  | Entry<"turn_end", { turnId: string; status: string; reason: string | null }>
-  | Entry<"status", { status: string; by: string | null; reason: string | null }>;
 
 interface Row {
   n: number;

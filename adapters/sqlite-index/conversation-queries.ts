@@ -2,9 +2,8 @@
 // with the total. One statement per purpose: an absent filter binds NULL and drops out.
 
 import type Database from "better-sqlite3";
-import {
-  CONVERSATION_SUMMARY_COLUMNS, toConversationSummary, type ConversationSummary, type ConversationSummaryRow,
-} from "./conversation-summary.js";
+import { CONVERSATION_SUMMARY_COLUMNS, toConversationSummary, type ConversationSummaryRow } from "./conversation-summary.js";
+import type { ConversationSummary } from "../../src/read-model.js";
 
 const CONVERSATION_FILTER = `
       (@title IS NULL OR instr(c.title_folded, @title) > 0)

@@ -4,10 +4,10 @@
 // An absent filter binds NULL and drops out.
 
 import type Database from "better-sqlite3";
-import {
-  CONVERSATION_SUMMARY_COLUMNS, toConversationSummary, type ConversationSummary, type ConversationSummaryRow,
-} from "./conversation-summary.js";
+import { CONVERSATION_SUMMARY_COLUMNS, toConversationSummary, type ConversationSummaryRow } from "./conversation-summary.js";
+import type { ConversationSummary } from "../../src/read-model.js";
 import { expiredSql, nowSeconds, unexpiredSql } from "./expiry.js";
+import type { ConversationSearchQuery } from "../../src/read-model.js";
 
 // SQLite's lower() folds ASCII only: a search for "é" still finds "é", not "É" (previews only;
 // titles are folded by JavaScript when indexed).
@@ -27,20 +27,6 @@ const SELECT_SEARCH_PAGE = `
   ORDER BY c.updated_at DESC, c.rowid DESC LIMIT @limit OFFSET @offset`;
 const COUNT_SEARCH = `SELECT COUNT(*) FROM conversations c WHERE ${SEARCH_FILTER}`;
 const SELECT_CONVERSATION = `SELECT ${CONVERSATION_SUMMARY_COLUMNS} FROM conversations c WHERE c.id = ?`;
-
-export interface ConversationSearchQuery {
-  /** Substring of the title or of a message (its first 160 characters), case-insensitive. */
-  q?: string;
-  phase?: string;
-  status?: string;
-  archived?: boolean;
-  participant?: string;
-  includeExpired?: boolean;
-  /** Epoch ms. */
-  now: number;
-  limit: number;
-  offset: number;
-}
 
 type Params = Record<string, string | number | null>;
 

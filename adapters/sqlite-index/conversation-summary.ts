@@ -1,27 +1,7 @@
 // One indexed conversation as every listing of the index gives it (the filtered list, the
 // Director's search, one conversation by id): the columns selected and the one mapper from them.
 
-export interface ConversationSummary {
-  /** The conversation's rowid: increasing in arrival order, the number in its alias (CONV-0007). */
-  seq: number;
-  id: string;
-  /** Full project coordinate. */
-  project: string;
-  title: string;
-  phase: string;
-  status: string;
-  archived: boolean;
-  rootKind: number | null;
-  /** Unix seconds. */
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-  /** The highest log position indexed. */
-  lastN: number;
-  /** Epoch ms at which the last message was logged. */
-  lastMessageAt: number | null;
-  execMs: number;
-}
+import type { ConversationSummary } from "../../src/read-model.js";
 
 /** What a query selects for a ConversationSummary, from `conversations c`. */
 export const CONVERSATION_SUMMARY_COLUMNS = `

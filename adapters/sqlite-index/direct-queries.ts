@@ -3,6 +3,7 @@
 // (a discussion scoped to a role of one agent also has a single recipient).
 
 import type Database from "better-sqlite3";
+import type { DirectCandidate } from "../../src/read-model.js";
 
 // Walks conversations (far fewer rows than messages) and looks each root up by its unique id.
 const SELECT_DIRECT_CANDIDATES = `
@@ -14,11 +15,6 @@ const SELECT_DIRECT_CANDIDATES = `
     AND (SELECT COUNT(*) FROM recipients r2 WHERE r2.conversation_id = c.id AND r2.n = m.n) = 1
   ORDER BY c.created_at DESC, c.rowid DESC
   LIMIT 10`;
-
-export interface DirectCandidate {
-  id: string;
-  status: string;
-}
 
 export class DirectQueries {
   private readonly candidates;

@@ -1,11 +1,6 @@
 // Median and mean of integer samples kept as a histogram (value → how many times it occurred).
 
-export interface Summary {
-  count: number;
-  /** Undefined when there are no samples. */
-  median?: number;
-  mean?: number;
-}
+import type { Summary } from "../../src/read-model.js";
 
 /** `bins` sorted by value ascending; an even count takes the mean of the two middle samples. */
 export function summarize(bins: readonly (readonly [value: number, count: number])[]): Summary {

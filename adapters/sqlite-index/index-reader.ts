@@ -3,6 +3,7 @@
 // in the CLI when no daemon runs (then nothing may write). Each statement is prepared once, here.
 
 import type Database from "better-sqlite3";
+import type { IndexReads } from "../../src/read-model.js";
 import { AliasQueries } from "./alias-queries.js";
 import { AuditQueries } from "./audit-queries.js";
 import { ConversationSearch } from "./conversation-search.js";
@@ -13,7 +14,7 @@ import { StatsQueries } from "./stats-queries.js";
 import { UnreadQueries } from "./unread-queries.js";
 import { ViewQueries } from "./view-queries.js";
 
-export class IndexReader {
+export class IndexReader implements IndexReads {
   readonly unread: UnreadQueries;
   readonly audit: AuditQueries;
   readonly stats: StatsQueries;

@@ -4,7 +4,9 @@
 
 import type Database from "better-sqlite3";
 import { nowSeconds, unexpiredSql } from "./expiry.js";
-import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummary, type MessageSummaryRow } from "./message-summary.js";
+import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummaryRow } from "./message-summary.js";
+import type { MessageSummary } from "../../src/read-model.js";
+import type { MessageOrder, MessageQuery } from "../../src/read-model.js";
 
 const FROM_MESSAGES = `FROM messages m JOIN conversations c ON c.id = m.conversation_id`;
 const MESSAGE_FILTER = `
@@ -20,30 +22,13 @@ const ORDERS = {
   desc: "m.created_at DESC, m.rowid DESC",
   // An inbox: most urgent first, then oldest first (src/messaging/priority.ts).
   priority: "m.priority_rank, m.created_at, m.rowid",
-} as const;
+} as const satisfies Record<MessageOrder, string>;
 const SELECT_MESSAGE_PAGE = Object.fromEntries(Object.entries(ORDERS).map(([k, order]) => [
   k, `SELECT ${MESSAGE_SUMMARY_COLUMNS} ${FROM_MESSAGES} WHERE ${MESSAGE_FILTER} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
 ])) as Record<MessageOrder, string>;
 const COUNT_MESSAGES = `SELECT COUNT(*) ${FROM_MESSAGES} WHERE ${MESSAGE_FILTER}`;
 const SELECT_MESSAGE = `SELECT ${MESSAGE_SUMMARY_COLUMNS} ${FROM_MESSAGES} WHERE m.event_id = ?`;
 const SELECT_RECIPIENTS = `SELECT recipient, unread FROM recipients WHERE conversation_id = ? AND n = ? ORDER BY recipient`;
-
-export type MessageOrder = keyof typeof ORDERS;
-
-export interface MessageQuery {
-  conversation?: string;
-  recipient?: string;
-  /** With `recipient`: only what that recipient has not read (nor acked). */
-  unread?: boolean;
-  author?: string;
-  type?: string;
-  includeExpired?: boolean;
-  /** Epoch ms. */
-  now: number;
-  order: MessageOrder;
-  limit: number;
-  offset: number;
-}
 
 type Params = Record<string, string | number | null>;
 

@@ -2,31 +2,7 @@
 // the message search): the columns selected and the one mapper from them. The preview, not the
 // content: the log holds the content.
 
-export interface MessageSummary {
-  /** The message's rowid: increasing in arrival order, the number in its alias (MSG-H-0042). */
-  seq: number;
-  conversationId: string;
-  /** The conversation's rowid, the number in its alias (CONV-0007). */
-  conversationSeq: number;
-  /** Position in the conversation's log. */
-  n: number;
-  eventId: string;
-  author: string;
-  kind: number;
-  type: string | null;
-  priority: string | null;
-  /** Unix seconds. */
-  createdAt: number;
-  /** NIP-40 expiration, unix seconds. */
-  expiration: number | null;
-  parentId: string | null;
-  /** The first 160 characters of the content. */
-  preview: string;
-  /** Bytes of the content. */
-  size: number;
-  /** Epoch ms the daemon logged it. */
-  receivedAt: number;
-}
+import type { MessageSummary } from "../../src/read-model.js";
 
 /** What a query selects for a MessageSummary, from `messages m` joined to `conversations c`. */
 export const MESSAGE_SUMMARY_COLUMNS = `

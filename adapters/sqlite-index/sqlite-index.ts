@@ -3,14 +3,17 @@
 
 import type Database from "better-sqlite3";
 import type { ConversationIndex, IndexItem, IndexedLog, LogEnd } from "../../src/ports.js";
-import { AuditQueries, type AuditEntry } from "./audit-queries.js";
+import { AuditQueries } from "./audit-queries.js";
+import type { AuditEntry } from "../../src/read-model.js";
 import { ConversationQueries, type ConversationFilter, type ConversationPage } from "./conversation-queries.js";
-import type { MessageSummary } from "./message-summary.js";
+import type { MessageSummary } from "../../src/read-model.js";
 import { schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
 import { RelayMarks } from "./relay-marks.js";
-import { StatsQueries, type IndexStats, type StatsOptions } from "./stats-queries.js";
-import { UnreadQueries, type Inbox, type InboxOptions, type UnreadOptions, type UnreadPage } from "./unread-queries.js";
+import { StatsQueries } from "./stats-queries.js";
+import type { IndexStats, StatsOptions } from "../../src/read-model.js";
+import { UnreadQueries } from "./unread-queries.js";
+import type { Inbox, InboxOptions, UnreadOptions, UnreadPage } from "../../src/read-model.js";
 import { IndexWriter } from "./writer.js";
 import type { UnsentEvent } from "./outbox-rows.js";
 import type { PendingRun } from "./pending-runs.js";

@@ -4,7 +4,9 @@
 
 import type Database from "better-sqlite3";
 import { expiredSql, nowSeconds } from "./expiry.js";
-import { summarize, type Summary } from "./histogram.js";
+import { summarize } from "./histogram.js";
+import type { Summary } from "../../src/read-model.js";
+import type { IndexStats, StatsOptions } from "../../src/read-model.js";
 
 const COUNT_BY_PHASE = `SELECT phase AS key, COUNT(*) AS count FROM conversations GROUP BY phase`;
 const COUNT_BY_STATUS = `SELECT status AS key, COUNT(*) AS count FROM conversations GROUP BY status`;
@@ -22,26 +24,6 @@ const RESPONSE_HISTOGRAM = `SELECT agent, seconds, responses FROM response_histo
 const HOUR = 3600;
 export const VOLUME_WINDOWS = { lastHour: HOUR, last24h: 24 * HOUR, lastWeek: 7 * 24 * HOUR } as const;
 export const UNKNOWN_ROLE = "unknown";
-
-export interface StatsOptions {
-  /** Epoch ms (Clock.now()). */
-  now: number;
-  /** pubkey → role; agents without one count under "unknown". */
-  roles?: ReadonlyMap<string, string>;
-  /** How many top communicators (default 10). */
-  top?: number;
-}
-
-export interface IndexStats {
-  conversations: { total: number; archived: number; byPhase: Record<string, number>; byStatus: Record<string, number> };
-  /** Messages by created_at: total, and created within each window before `now`. */
-  messages: { total: number; lastHour: number; last24h: number; lastWeek: number };
-  topCommunicators: { author: string; messages: number }[];
-  /** Unexpired unread messages. */
-  unread: { byAgent: Record<string, number>; byRole: Record<string, number> };
-  /** Seconds (median, mean) from a message to an agent until that agent's next message in the conversation. */
-  responseTimes: { overall: Summary; byAgent: Record<string, Summary> };
-}
 
 type Bin = readonly [number, number];
 

@@ -4,7 +4,9 @@
 
 import type Database from "better-sqlite3";
 import { expiredSql, nowSeconds, unexpiredSql } from "./expiry.js";
-import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummary, type MessageSummaryRow } from "./message-summary.js";
+import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummaryRow } from "./message-summary.js";
+import type { MessageSummary } from "../../src/read-model.js";
+import type { Inbox, InboxConversation, InboxMessage, InboxOptions, UnreadOptions, UnreadPage } from "../../src/read-model.js";
 
 const SELECT_UNREAD_TOTAL = `SELECT unread FROM unread_totals WHERE agent = ?`;
 const COUNT_EXPIRED_UNREAD = `
@@ -32,44 +34,6 @@ const SELECT_UNREAD_BY_CONVERSATION = `
   WHERE u.agent = ?
   ORDER BY c.updated_at DESC, c.id
   LIMIT ?`;
-
-export interface UnreadOptions {
-  /** Epoch ms (Clock.now()); a message whose `expiration` (unix s) is at or before it is expired. */
-  now: number;
-  limit?: number;
-  offset?: number;
-  /** Include expired messages (hidden by default). */
-  includeExpired?: boolean;
-}
-
-export interface InboxOptions extends UnreadOptions {
-  /** How many conversations with unread mail to summarise, most recently active first (default 20). */
-  conversations?: number;
-}
-
-export interface InboxMessage extends MessageSummary {
-  title: string;
-  project: string;
-}
-
-export interface UnreadPage<T> {
-  /** Unread messages in all (the page is `items`). */
-  total: number;
-  items: T[];
-}
-
-export interface InboxConversation {
-  conversationId: string;
-  title: string;
-  phase: string;
-  updatedAt: number;
-  unread: number;
-}
-
-export interface Inbox extends UnreadPage<InboxMessage> {
-  /** Conversations with unread mail, most recently active first (up to `conversations`). */
-  conversations: InboxConversation[];
-}
 
 interface PageRow extends MessageSummaryRow {
   title: string | null;

@@ -17,12 +17,14 @@ import type { AgentInfo, NostrEvent, ProjectInfo } from "../../src/types.js";
 import type { CommandBackend, LoadedAgent } from "../config/index.js";
 import type { ConversationQueues } from "../ingest/conversation-queues.js";
 import type { Logger } from "../log.js";
-import { PublishRefusedError, type InboundRoute } from "../ingest/route.js";
+import type { InboundRoute } from "../ingest/route.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { buildAgentInput } from "../../src/agent-input.js";
 import { planOutput } from "../../src/output-plan.js";
 import type { AgentOutput } from "../../src/agent-output.js";
 import { runCommand, type CommandResult } from "./command-backend.js";
+import type { RunFailure } from "../../src/daemon-status.js";
+import { PublishRefusedError } from "../../src/errors.js";
 
 export interface RunnerDeps {
   project: ProjectInfo;
@@ -62,14 +64,6 @@ function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, d
     ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
   };
   return [run, ...decideExecStop(conv.exec, now)];
-}
-
-export interface RunFailure {
-  at: number;
-  agent: string;
-  conversationId: string;
-  kind: string;
-  message: string;
 }
 
 export class AgentRunner {

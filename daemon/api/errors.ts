@@ -3,10 +3,10 @@
 
 import { z } from "zod";
 import { OutgoingLimitError } from "../../src/agent-events/index.js";
-import { DomainError, NotFoundError } from "../../src/errors.js";
+import { DomainError, IndexUnavailableError, NotFoundError, PublishRefusedError } from "../../src/errors.js";
 import { operatorFaultOf } from "../operator-faults.js";
-import { PublishRefusedError } from "../ingest/route.js";
-import { ConflictError, IndexUnavailableError } from "../services/errors.js";
+
+import { ConflictError } from "../services/errors.js";
 
 export class ApiError extends Error {
   override name = "ApiError";

@@ -14,7 +14,7 @@ import type { ApiServices } from "./services.js";
 const scopeOf = (s: NonNullable<PostMessageBody["scope"]>): Scope => (s === "all" ? { kind: "all" } : { kind: "role", role: s.role });
 
 export function writeRoutes(s: ApiServices): Route[] {
-  const d = s.live;
+  const d = s.actions;
   return [
     {
       method: "POST", path: "/api/v1/ask", created: true, ownerOnly: "ask as the owner",

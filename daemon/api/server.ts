@@ -6,7 +6,6 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Daemon } from "../daemon.js";
 import type { Logger } from "../log.js";
 import { readJsonBody } from "./body.js";
 import { ApiError, toApiError, type ErrorBody } from "./errors.js";
@@ -14,6 +13,8 @@ import { readRoutes } from "./routes-read.js";
 import { routeQuery, Router } from "./router.js";
 import { writeRoutes } from "./routes-write.js";
 import { apiServices, type ApiServices } from "./services.js";
+import type { EnginePorts } from "../../src/ports.js";
+import type { LoadedProject } from "../config/index.js";
 import type { AgentDirectory } from "../services/agent-directory.js";
 import { authorise, Credentials } from "./access.js";
 import { apiFiles, bearerToken, newToken, removeFile, writeAgentTokens, writePrivateFile } from "./token.js";
@@ -28,14 +29,15 @@ export class ApiServer {
     readonly port: number,
   ) {}
 
-  static async start(d: Daemon, log: Logger): Promise<ApiServer> {
-    const { host, port } = d.project.config.api;
-    const services = apiServices(d);
+  /** Listens beside the running engine, on its ports. */
+  static async start(ports: EnginePorts, project: LoadedProject, log: Logger): Promise<ApiServer> {
+    const { host, port } = project.config.api;
+    const services = apiServices(ports, project);
     const router = new Router([...readRoutes(services), ...writeRoutes(services)]);
     const token = newToken();
     // One token per mailbox agent (command agents never call the API: the daemon runs them).
-    const agentTokens = new Map(d.project.agents.filter((a) => a.backend.type === "mailbox").map((a) => [a.slug, newToken()]));
-    const agents = services.live.reads.agents;
+    const agentTokens = new Map(project.agents.filter((a) => a.backend.type === "mailbox").map((a) => [a.slug, newToken()]));
+    const agents = services.actions.reads.agents;
     const credentials = new Credentials(token, agentTokens, agents);
     const server = createServer((req, res) => void handle(req, res, { router, credentials, agents, log }));
     try {
@@ -54,10 +56,10 @@ export class ApiServer {
       throw err;
     }
     const actual = (server.address() as AddressInfo).port;
-    const files = apiFiles(d.project.tenexDir);
+    const files = apiFiles(project.tenexDir);
     // Tokens first: a client that finds the port file can read the matching token.
     writePrivateFile(files.token, `${token}\n`);
-    const agentFiles = writeAgentTokens(d.project.tenexDir, agentTokens);
+    const agentFiles = writeAgentTokens(project.tenexDir, agentTokens);
     writePrivateFile(files.port, `${actual}\n`);
     log.info("api listening", { url: `http://${host}:${actual}`, agentTokens: agentTokens.size });
     return new ApiServer(server, services, { token: files.token, port: files.port, agents: agentFiles }, actual);

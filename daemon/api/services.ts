@@ -1,35 +1,28 @@
-// What the routes work with: the reads (the same ones the CLI uses without a daemon), the
-// daemon's parts for changes, and the status.
+// What the routes work with, from the engine's two ports (src/ports.ts): the reads (the same
+// ones the CLI uses without a daemon), the actions that change things, and the status.
 
-import type { Daemon } from "../daemon.js";
-import { directorStatus, type DaemonStatus } from "../status.js";
+import type { EnginePorts } from "../../src/ports.js";
+import type { DaemonStatus } from "../../src/daemon-status.js";
+import type { LoadedProject } from "../config/index.js";
+import type { ActionDeps } from "../services/action-deps.js";
 import { AgentDirectory } from "../services/agent-directory.js";
-import { openIndexReader } from "../services/index-reader.js";
 import { KeyedMutex } from "../services/keyed-mutex.js";
-import type { LiveDeps } from "../services/live-deps.js";
 import { readContext } from "../services/read-context.js";
 import { Reads } from "../services/reads.js";
 
 export interface ApiServices {
   reads: Reads;
-  live: LiveDeps;
+  actions: ActionDeps;
   status(): Promise<DaemonStatus>;
   close(): void;
 }
 
-export function apiServices(d: Daemon): ApiServices {
-  const reader = openIndexReader(d.index.path);
-  const ctx = readContext({
-    reader, agents: new AgentDirectory(d.project.info), limits: d.project.config.limits,
-    load: (id) => d.store.get(id), now: () => d.clock.now(), entities: d.entities,
-  });
+export function apiServices(ports: EnginePorts, project: LoadedProject): ApiServices {
+  const ctx = readContext(ports.reads, new AgentDirectory(project.info), project.config.limits);
   return {
     reads: new Reads(ctx),
-    live: {
-      project: d.project, store: d.store, queues: d.queues, route: d.route, clock: d.clock, cache: d.cache,
-      reads: ctx, pairs: new KeyedMutex(),
-    },
-    status: () => directorStatus(d),
-    close: () => reader.close(),
+    actions: { project, commands: ports.commands, reads: ctx, pairs: new KeyedMutex() },
+    status: () => ports.reads.status(),
+    close: () => ports.reads.close(),
   };
 }

@@ -16,9 +16,10 @@ import type {
   AuditView, ConversationDetail, ConversationItem, InboxView, MarkResult, MessageDetail, MessageItem, Page,
   PostResult, RoutingView, StatsView,
 } from "../services/shapes.js";
-import type { DaemonStatus } from "../status.js";
+
 import { discoverDaemon, type DaemonEndpoint } from "./discover.js";
 import { ApiClientError, DaemonUnreachableError } from "./errors.js";
+import type { DaemonStatus } from "../../src/daemon-status.js";
 
 export interface DiscussRequest extends MessageOptions {
   from: string;

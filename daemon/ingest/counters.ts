@@ -1,13 +1,7 @@
 // Counts of what happened to inbound events, by outcome and reason, with the last few
 // rejections kept verbatim (reason + detail) for the Director's status.
 
-export interface Rejection {
-  at: number;
-  reason: string;
-  detail: string;
-  eventId?: string;
-  relay?: string;
-}
+import type { Rejection } from "../../src/daemon-status.js";
 
 export class IngestCounters {
   readonly accepted = { total: 0 };

@@ -13,11 +13,10 @@
 // own event goes to the outbox.
 
 import type { Conversation } from "../../src/conversation-state.js";
-import { NotFoundError } from "../../src/errors.js";
+import { NotFoundError, PublishRefusedError } from "../../src/errors.js";
 import type { Limits } from "../../src/edge/validate-inbound.js";
 import { decideInbound } from "../../src/inbound.js";
-import type { Clock, Signer } from "../../src/ports.js";
-import type { NewRecord } from "../../src/records.js";
+import type { Clock, Decision, Signer } from "../../src/ports.js";
 import { decideRuns } from "../../src/runs.js";
 import type { NostrEvent, ProjectInfo, UnsignedEvent } from "../../src/types.js";
 import type { Verdict } from "../../adapters/verify/verify-protocol.js";
@@ -29,13 +28,6 @@ import type { ConversationQueues } from "./conversation-queues.js";
 import type { IngestCounters } from "./counters.js";
 
 export type { IngestOptions, IngestOutcome } from "./checks.js";
-
-export class PublishRefusedError extends Error {
-  override name = "PublishRefusedError";
-  constructor(readonly reason: string, detail: string) {
-    super(`event refused before publication: ${reason} (${detail})`);
-  }
-}
 
 export interface RouteDeps {
   project: ProjectInfo;
@@ -57,14 +49,6 @@ export interface RouteExits {
   outbox: { enqueue(ev: NostrEvent, conversationId: string): Promise<void> };
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
   threads: { request(rootId: string, quiet: boolean): void };
-}
-
-/** What a decision in a conversation's queue commits, publishes and answers (see inConversation). */
-export interface Decision<T> {
-  records: readonly NewRecord[];
-  /** An event to sign as `author` and take in right after the records. */
-  publish?: { author: string; event: UnsignedEvent };
-  result: T;
 }
 
 /** One event in its conversation: its records appended (durable later) and the runs it starts. */

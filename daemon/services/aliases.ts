@@ -1,7 +1,7 @@
 // References people type: a conversation or a message by alias (CONV-0007, MSG-H-0042), by
 // full id, or by a unique hex prefix of at least 6 characters.
 
-import type { AliasQueries } from "../../adapters/sqlite-index/index.js";
+import type { AliasReads } from "../../src/read-model.js";
 import { DomainError, NotFoundError } from "../../src/errors.js";
 import { formatConversationAlias, formatMessageAlias, parseAlias } from "../../src/messaging/aliases.js";
 import { isHex64, PRIORITIES, type Priority } from "../../src/types.js";
@@ -15,7 +15,7 @@ export const conversationAlias = (seq: number): string => formatConversationAlia
 export const messageAlias = (seq: number, priority: string | null): string => formatMessageAlias(seq, asPriority(priority));
 
 export class Aliases {
-  constructor(private readonly q: AliasQueries) {}
+  constructor(private readonly q: AliasReads) {}
 
   conversationAliasOf(id: string): string | undefined {
     const seq = this.q.conversationSeqOf(id);

@@ -4,7 +4,7 @@
 
 import { buildRoot, checkOutgoingLimits } from "../../src/agent-events/index.js";
 import { DomainError } from "../../src/errors.js";
-import type { LiveDeps } from "./live-deps.js";
+import type { ActionDeps } from "./action-deps.js";
 import { postResult } from "./posting.js";
 import type { PostResult } from "./shapes.js";
 
@@ -15,7 +15,7 @@ export interface AskRequest {
   to?: string[];
 }
 
-export async function askAsOwner(d: LiveDeps, req: AskRequest): Promise<PostResult> {
+export async function askAsOwner(d: ActionDeps, req: AskRequest): Promise<PostResult> {
   const { owner, config, coordinate } = d.project;
   if (!owner.secretKey) {
     throw new DomainError("the owner's key is not configured: set project.owner.keyFile in config.json to ask as the owner", "no_owner_key");
@@ -24,10 +24,9 @@ export async function askAsOwner(d: LiveDeps, req: AskRequest): Promise<PostResu
   const firstLine = req.content.trim().split("\n")[0] ?? "";
   const unsigned = buildRoot({
     project: coordinate, title: req.title ?? (firstLine.slice(0, 80) || "request"), content: req.content,
-    recipients, createdAt: Math.floor(d.clock.now() / 1000),
+    recipients, createdAt: Math.floor(d.reads.now() / 1000),
   });
   checkOutgoingLimits(unsigned, config.limits);
-  const ev = await d.route.publish(owner.pubkey, unsigned);
-  await d.store.indexed();
+  const ev = await d.commands.publish(owner.pubkey, unsigned);
   return postResult(d, ev, ev.id, true);
 }

@@ -1,7 +1,7 @@
 // Reading conversations: the list (search, filters, pages), one conversation in full (its
 // timeline, phases, turns, execution time, who has viewed it) and its audit trail.
 
-import type { AuditEntry, ConversationSearchQuery } from "../../adapters/sqlite-index/index.js";
+import type { AuditEntry, ConversationSearchQuery } from "../../src/read-model.js";
 import type { Conversation, Turn } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import { isExpired } from "../../src/messaging/unread.js";

@@ -10,9 +10,3 @@ export class ConflictError extends DomainError {
     super(message, "conflict");
   }
 }
-
-/** The index cannot be read (missing, or a schema this build does not read). */
-export class IndexUnavailableError extends Error {
-  override name = "IndexUnavailableError";
-  readonly code = "index_unavailable";
-}

@@ -12,7 +12,7 @@ import type { NewRecord } from "../../src/records.js";
 import { outputRulesFor, validateAgentOutput } from "../../src/agent-output.js";
 import { planOutput } from "../../src/output-plan.js";
 import { contextTarget, inputFor } from "./agent-reads.js";
-import type { LiveDeps } from "./live-deps.js";
+import type { ActionDeps } from "./action-deps.js";
 import { postResult } from "./posting.js";
 import type { PostResult } from "./shapes.js";
 
@@ -32,14 +32,14 @@ export interface OutputResult {
   published: PostResult | null;
 }
 
-export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<OutputResult> {
+export async function applyOutput(d: ActionDeps, req: OutputRequest): Promise<OutputResult> {
   const t = await contextTarget(d.reads, req.agent, req.conversation, req.trigger);
   const check = validateAgentOutput(req.output, outputRulesFor(inputFor(d.reads, t)));
   if (!check.ok) throw new DomainError(check.message, "bad_output");
   const { agent, trigger } = t;
   const agents = d.project.agents;
   // One task of the conversation's queue: the cursor, what the output decided, then its event.
-  const { result: plan, published } = await d.route.inConversation(t.conversation.id, (conv, now) => {
+  const { result: plan, published } = await d.commands.inConversation(t.conversation.id, (conv, now) => {
     const { cursor } = buildAgentMessages(conv, agent, trigger, {
       nameOf: (pk) => d.reads.agents.nameOf(pk), isAgent: (pk) => d.reads.agents.isAgent(pk),
     });
@@ -51,7 +51,7 @@ export async function applyOutput(d: LiveDeps, req: OutputRequest): Promise<Outp
     if (planned.event) checkOutgoingLimits(planned.event, d.project.config.limits);
     const records: NewRecord[] = [...decideCursor(conv, cursor, now), ...planned.records];
     return { records, result: planned, ...(planned.event ? { publish: { author: agent.pubkey, event: planned.event } } : {}) };
-  }).finally(() => d.store.indexed());
+  });
   return {
     conversationId: t.conversation.id, trigger: trigger.id, refused: plan.refused ?? null,
     published: published ? postResult(d, published, t.conversation.id, false) : null,

@@ -4,7 +4,7 @@
 
 import { decideAck, decideClose, decideCursor, decideRead, decideReopen, markPosition, type StatusChange } from "../../src/conversation.js";
 import { NotFoundError } from "../../src/errors.js";
-import { mutate, type LiveDeps } from "./live-deps.js";
+import { mutate, type ActionDeps } from "./action-deps.js";
 import type { MarkResult } from "./shapes.js";
 
 export interface MarkRequest {
@@ -14,11 +14,11 @@ export interface MarkRequest {
   upTo?: number;
 }
 
-function target(d: LiveDeps, req: MarkRequest) {
+function target(d: ActionDeps, req: MarkRequest) {
   return { id: d.reads.aliases.conversation(req.conversation), agent: d.reads.agents.resolve(req.agent) };
 }
 
-export function markViewed(d: LiveDeps, req: MarkRequest): Promise<MarkResult> {
+export function markViewed(d: ActionDeps, req: MarkRequest): Promise<MarkResult> {
   const { id, agent } = target(d, req);
   return mutate(d, id, (conv, now) => {
     const records = decideCursor(conv, { agent: agent.pubkey, seq: markPosition(conv, req.upTo) }, now);
@@ -26,7 +26,7 @@ export function markViewed(d: LiveDeps, req: MarkRequest): Promise<MarkResult> {
   });
 }
 
-export function markRead(d: LiveDeps, req: MarkRequest): Promise<MarkResult> {
+export function markRead(d: ActionDeps, req: MarkRequest): Promise<MarkResult> {
   const { id, agent } = target(d, req);
   return mutate(d, id, (conv, now) => {
     const records = decideRead(conv, agent.pubkey, markPosition(conv, req.upTo), now);
@@ -34,7 +34,7 @@ export function markRead(d: LiveDeps, req: MarkRequest): Promise<MarkResult> {
   });
 }
 
-export function ack(d: LiveDeps, req: { agent: string; message: string }): Promise<MarkResult & { messageId: string }> {
+export function ack(d: ActionDeps, req: { agent: string; message: string }): Promise<MarkResult & { messageId: string }> {
   const agent = d.reads.agents.resolve(req.agent);
   const messageId = d.reads.aliases.message(req.message);
   const where = d.reads.reader.aliases.messageOf(messageId);
@@ -52,7 +52,7 @@ export interface StatusRequest {
   reason?: string;
 }
 
-function setStatus(d: LiveDeps, req: StatusRequest, decide: typeof decideClose): Promise<MarkResult & { status: string }> {
+function setStatus(d: ActionDeps, req: StatusRequest, decide: typeof decideClose): Promise<MarkResult & { status: string }> {
   const id = d.reads.aliases.conversation(req.conversation);
   const by = req.by !== undefined ? d.reads.agents.resolve(req.by) : undefined;
   const change: StatusChange = { by: by?.pubkey ?? "director", ...(req.reason !== undefined ? { reason: req.reason } : {}) };
@@ -65,5 +65,5 @@ function setStatus(d: LiveDeps, req: StatusRequest, decide: typeof decideClose):
   });
 }
 
-export const closeConversation = (d: LiveDeps, req: StatusRequest) => setStatus(d, req, decideClose);
-export const reopenConversation = (d: LiveDeps, req: StatusRequest) => setStatus(d, req, decideReopen);
+export const closeConversation = (d: ActionDeps, req: StatusRequest) => setStatus(d, req, decideClose);
+export const reopenConversation = (d: ActionDeps, req: StatusRequest) => setStatus(d, req, decideReopen);

@@ -1,7 +1,7 @@
 // Reading messages: across conversations with filters (the audit feed), one message in full,
 // and an agent's inbox (unread, most urgent first, with the conversations they are in).
 
-import type { MessageOrder, MessageQuery, MessageSummary } from "../../adapters/sqlite-index/index.js";
+import type { MessageOrder, MessageQuery, MessageSummary } from "../../src/read-model.js";
 import { NotFoundError } from "../../src/errors.js";
 import { messageItem, type ReadContext } from "./read-context.js";
 import type { InboxView, MessageDetail, MessageItem, Page } from "./shapes.js";

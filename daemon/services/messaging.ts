@@ -6,7 +6,7 @@ import { decideDirect, directKey, type DirectEntry } from "../../src/messaging/d
 import { DomainError } from "../../src/errors.js";
 import { scopeOf, type Scope } from "../../src/tags.js";
 import type { AgentInfo } from "../../src/types.js";
-import type { LiveDeps } from "./live-deps.js";
+import type { ActionDeps } from "./action-deps.js";
 import { reply, startConversation, type MessageOptions } from "./posting.js";
 import type { PostResult } from "./shapes.js";
 
@@ -26,16 +26,16 @@ export interface DiscussionRequest extends MessageOptions {
 }
 
 /** The pair's latest direct conversation: a candidate from the index, confirmed on its root. */
-async function latestDirect(d: LiveDeps, a: AgentInfo, b: AgentInfo): Promise<DirectEntry | undefined> {
+async function latestDirect(d: ActionDeps, a: AgentInfo, b: AgentInfo): Promise<DirectEntry | undefined> {
   for (const c of d.reads.reader.direct.candidatesFor(a.pubkey, b.pubkey)) {
-    const conv = await d.store.get(c.id);
+    const conv = await d.reads.load(c.id);
     const root = conv?.eventsById.get(c.id)?.ev;
     if (conv && root && scopeOf(root.tags) === undefined) return { conversationId: conv.id, status: conv.status };
   }
   return undefined;
 }
 
-export function sendDirect(d: LiveDeps, req: DirectRequest): Promise<PostResult> {
+export function sendDirect(d: ActionDeps, req: DirectRequest): Promise<PostResult> {
   const from = d.reads.agents.resolve(req.from);
   const to = d.reads.agents.resolve(req.to);
   const key = directKey(from.pubkey, to.pubkey); // refuses a message to oneself
@@ -53,7 +53,7 @@ export function sendDirect(d: LiveDeps, req: DirectRequest): Promise<PostResult>
   });
 }
 
-export function startDiscussion(d: LiveDeps, req: DiscussionRequest): Promise<PostResult> {
+export function startDiscussion(d: ActionDeps, req: DiscussionRequest): Promise<PostResult> {
   const { scope } = req;
   if (scope.kind === "role" && !d.reads.agents.all.some((a) => a.role === scope.role)) {
     const roles = [...new Set(d.reads.agents.all.map((a) => a.role))].join(", ");

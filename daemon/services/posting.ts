@@ -9,7 +9,7 @@ import type { Scope } from "../../src/tags.js";
 import type { AgentInfo, MessageType, NostrEvent, Priority, UnsignedEvent } from "../../src/types.js";
 import { defaultRecipients, withExpiration } from "../../src/messaging/posting-rules.js";
 import { ConflictError } from "./errors.js";
-import type { LiveDeps } from "./live-deps.js";
+import type { ActionDeps } from "./action-deps.js";
 import { loadConversation } from "./read-context.js";
 import type { PostResult } from "./shapes.js";
 
@@ -37,18 +37,16 @@ export interface RootRequest extends MessageOptions {
   recipients?: string[];
 }
 
-const nowSecs = (d: LiveDeps) => Math.floor(d.clock.now() / 1000);
+const nowSecs = (d: ActionDeps) => Math.floor(d.reads.now() / 1000);
 
 /** Size limits checked, signed as `author`, published; answers once the event is durable and indexed. */
-export async function publishAs(d: LiveDeps, author: AgentInfo, unsigned: UnsignedEvent): Promise<NostrEvent> {
+export async function publishAs(d: ActionDeps, author: AgentInfo, unsigned: UnsignedEvent): Promise<NostrEvent> {
   checkOutgoingLimits(unsigned, d.project.config.limits);
-  const ev = await d.route.publish(author.pubkey, unsigned);
-  // Read-your-writes: the alias in the answer, and the next read, come from the index.
-  await d.store.indexed();
-  return ev;
+  // Answered once indexed too (read-your-writes): the alias in the answer, and the next read, come from the index.
+  return d.commands.publish(author.pubkey, unsigned);
 }
 
-export function postResult(d: LiveDeps, ev: NostrEvent, conversationId: string, created: boolean): PostResult {
+export function postResult(d: ActionDeps, ev: NostrEvent, conversationId: string, created: boolean): PostResult {
   const aliases = d.reads.aliases;
   return {
     conversationId, conversationAlias: aliases.conversationAliasOf(conversationId) ?? null, created, event: ev,
@@ -56,7 +54,7 @@ export function postResult(d: LiveDeps, ev: NostrEvent, conversationId: string, 
   };
 }
 
-export async function reply(d: LiveDeps, req: ReplyRequest): Promise<PostResult> {
+export async function reply(d: ActionDeps, req: ReplyRequest): Promise<PostResult> {
   const { aliases, agents } = d.reads;
   const from = agents.resolve(req.from);
   const conv = await loadConversation(d.reads, aliases.conversation(req.conversation));
@@ -83,7 +81,7 @@ export async function reply(d: LiveDeps, req: ReplyRequest): Promise<PostResult>
 }
 
 /** A new conversation (kind 11) started by an agent. */
-export async function startConversation(d: LiveDeps, req: RootRequest & { scope?: Scope }): Promise<PostResult> {
+export async function startConversation(d: ActionDeps, req: RootRequest & { scope?: Scope }): Promise<PostResult> {
   const from = d.reads.agents.resolve(req.from);
   const recipients = (req.recipients ?? []).map((r) => d.reads.agents.resolve(r).pubkey);
   if (recipients.includes(from.pubkey)) throw new DomainError("cannot send a message to yourself", "self_message");

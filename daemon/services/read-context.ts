@@ -1,18 +1,18 @@
-// What every read needs, the same in the daemon and in the CLI without a daemon: the index
-// (read-only), the project's agents, the limits, and a way to load a conversation's aggregate
-// (the daemon's store, or the log read from disk).
+// What every read needs, the same in the daemon and in the CLI without a daemon: the read port
+// (src/ports.ts: the index read-only, a way to load a conversation's aggregate, the clock), the
+// project's agents and the limits.
 
-import type { ConversationSummary, IndexReader, MessageSummary } from "../../adapters/sqlite-index/index.js";
+import type { ConversationSummary, IndexReads, MessageSummary } from "../../src/read-model.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
-import type { EntityFetcher } from "../../src/ports.js";
+import type { EntityFetcher, ReadPort } from "../../src/ports.js";
 import type { Limits } from "../config/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import { Aliases, conversationAlias, messageAlias } from "./aliases.js";
 import type { ConversationItem, MessageItem } from "./shapes.js";
 
 export interface ReadContext {
-  reader: IndexReader;
+  reader: IndexReads;
   aliases: Aliases;
   agents: AgentDirectory;
   limits: Pick<Limits, "unreadThreshold" | "repeatRoutingThreshold" | "stallThreshold">;
@@ -22,8 +22,11 @@ export interface ReadContext {
   entities?: EntityFetcher;
 }
 
-export function readContext(deps: Omit<ReadContext, "aliases">): ReadContext {
-  return { ...deps, aliases: new Aliases(deps.reader.aliases) };
+export function readContext(port: ReadPort, agents: AgentDirectory, limits: ReadContext["limits"]): ReadContext {
+  return {
+    reader: port.index, aliases: new Aliases(port.index.aliases), agents, limits,
+    load: (id) => port.load(id), now: () => port.now(), ...(port.entities ? { entities: port.entities } : {}),
+  };
 }
 
 export async function loadConversation(ctx: ReadContext, id: string): Promise<Conversation> {

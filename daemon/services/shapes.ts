@@ -3,7 +3,7 @@
 // (createdAt, updatedAt, expiration) are unix seconds; the daemon's own (`at`, startedAt,
 // lastMessageAt…) are epoch ms.
 
-import type { AuditEntry, ConversationSummary, IndexStats, MessageSummary, Summary } from "../../adapters/sqlite-index/index.js";
+import type { AuditEntry, ConversationSummary, IndexStats, MessageSummary, Summary } from "../../src/read-model.js";
 import type { RoutingContext } from "../../src/routing-context.js";
 import type { NostrEvent, Phase } from "../../src/types.js";
 

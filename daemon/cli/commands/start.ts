@@ -45,8 +45,8 @@ on the project exits 3; a .tenex that is not writable 4; no space left for it 5.
       const { runDaemon } = await import("../../run.js");
       await runDaemon(project, {
         signal: stop.signal, log,
-        onReady: (d) => {
-          const ready = { ready: true, relays: d.relayUrls, ms: (d.readyAt ?? 0) - d.startedAt, conversations: d.store.stats().known };
+        onReady: (r) => {
+          const ready = { ready: true, ...r };
           ctx.stdout.write(ctx.json ? `${JSON.stringify(ready)}\n`
             : `ready in ${ready.ms} ms: ${ready.conversations} conversations, relays ${ready.relays.join(", ")}\n`);
         },

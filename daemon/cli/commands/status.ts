@@ -2,10 +2,10 @@
 // errors, stuck turns, agents behind on their mail); without a daemon, what the index says.
 
 import { join } from "node:path";
-import { listDamage, type DamageRecord } from "../../../adapters/fs-log/damage-records.js";
+import { listDamage } from "../../../adapters/fs-log/damage-records.js";
 import { TENEX_DIR } from "../../config/read-project-files.js";
 import type { StatsView } from "../../services/shapes.js";
-import type { DaemonStatus } from "../../status.js";
+
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
 import { formatTable } from "../table.js";
@@ -14,6 +14,7 @@ import { CLEAR_HINT, damageTable } from "./support/damage-text.js";
 import { ago, clip, duration, fields } from "./support/format.js";
 import { emit } from "./support/output.js";
 import { openReads } from "./support/sources.js";
+import type { DaemonStatus, DamageRecord } from "../../../src/daemon-status.js";
 
 export const status: Command = {
   name: "status",

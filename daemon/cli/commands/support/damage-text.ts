@@ -1,9 +1,9 @@
 // The damage records (adapters/fs-log/damage-records.ts) as a table: `tenexd status` and
 // `tenexd damage` print the same one.
 
-import type { DamageRecord } from "../../../../adapters/fs-log/damage-records.js";
 import { formatTable } from "../../table.js";
 import { clip, iso } from "./format.js";
+import type { DamageRecord } from "../../../../src/daemon-status.js";
 
 export const CLEAR_HINT = "clear a record once handled: tenexd damage --clear ID (the saved bytes stay)";
 

@@ -2,10 +2,10 @@
 // (or the index) gave it, a stable code, exit 2 for a request the user must change, the
 // operator's faults' own codes (3-5: the daemon met a full or read-only disk), 1 otherwise.
 
-import { DomainError } from "../../../../src/errors.js";
+import { DomainError, IndexUnavailableError } from "../../../../src/errors.js";
 import { ApiClientError, DaemonUnreachableError } from "../../../client/errors.js";
 import { exitCodeOfApiCode } from "../../../operator-faults.js";
-import { IndexUnavailableError } from "../../../services/errors.js";
+
 import { CliError, EXIT } from "../../errors.js";
 
 const INVALID_STATUSES = new Set([400, 413]);

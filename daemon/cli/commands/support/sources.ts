@@ -5,8 +5,10 @@
 import { loadProject } from "../../../config/index.js";
 import { TenexClient } from "../../../client/client.js";
 import { discoverDaemon, runningDaemonPid } from "../../../client/discover.js";
-import { openOfflineReads } from "../../../services/offline-reads.js";
-import type { ReadApi } from "../../../services/reads.js";
+import { openOfflineReads } from "../../../offline-reads.js";
+import { AgentDirectory } from "../../../services/agent-directory.js";
+import { readContext } from "../../../services/read-context.js";
+import { Reads, type ReadApi } from "../../../services/reads.js";
 import type { CommandContext } from "../../command.js";
 import { CliError } from "../../errors.js";
 import { join } from "node:path";
@@ -37,9 +39,10 @@ export async function openReads(ctx: CommandContext): Promise<ReadSource> {
   }
   const project = await loadProject(ctx.projectDir);
   const offline = openOfflineReads(project);
+  const reads = new Reads(readContext(offline, new AgentDirectory(project.info), project.config.limits));
   const holder = runningDaemonPid(tenexDir(ctx));
   process.stderr.write(`${holder !== undefined ? lockedNotice(holder) : OFFLINE_NOTICE}\n`);
-  return { api: offline.reads, source: "index", close: offline.close, ...(holder !== undefined ? { lockedBy: holder } : {}) };
+  return { api: reads, source: "index", close: () => offline.close(), ...(holder !== undefined ? { lockedBy: holder } : {}) };
 }
 
 export function requireDaemon(ctx: CommandContext, what: string): TenexClient {

@@ -4,8 +4,8 @@
 import {
   IndexCorruptError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError, openIndexReadOnly,
   type IndexReader,
-} from "../../adapters/sqlite-index/index.js";
-import { IndexUnavailableError } from "./errors.js";
+} from "./index.js";
+import { IndexUnavailableError } from "../../src/errors.js";
 
 /** Throws IndexUnavailableError when there is no usable index at `path`. */
 export function openIndexReader(path: string): IndexReader {
