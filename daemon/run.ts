@@ -2,10 +2,10 @@
 // up), then the API listens beside it on the engine's ports (src/ports.ts); readiness is
 // reported once both are up; at the signal the API stops first, then the engine, cleanly.
 
-import { ApiServer } from "./api/server.js";
+import { ApiServer } from "./front-desk/api/server.js";
 import type { LoadedProject } from "./config/index.js";
-import { Daemon } from "./daemon.js";
-import type { Logger } from "./log.js";
+import { Daemon } from "./engine/engine.js";
+import type { Logger } from "./logger.js";
 
 export interface Readiness {
   /** The relays it reads (the embedded relay's url when it runs one). */

@@ -41,7 +41,7 @@ function positive(name) {
   return n;
 }
 
-if (!existsSync(join(ROOT, "dist/daemon/daemon.js")) || !existsSync(join(ROOT, "dist/bench/soak-verdict.js"))) {
+if (!existsSync(join(ROOT, "dist/daemon/cli/main.js")) || !existsSync(join(ROOT, "dist/bench/soak-verdict.js"))) {
   console.error("dist/ is missing: run `npm run build` first (or `npm run soak`, which builds)");
   process.exit(2);
 }

@@ -1,7 +1,7 @@
 // The shape of a CLI command. Adding one = one file in commands/ plus a line in commands/index.ts.
 
 import type { ParseArgsConfig } from "node:util";
-import type { Logger, LogLevel } from "../log.js";
+import type { Logger, LogLevel } from "../logger.js";
 
 export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 export type OptionValues = Record<string, string | boolean | undefined>;

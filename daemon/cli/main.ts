@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { terminalSafe } from "../../src/terminal-text.js";
-import { createLogger, type LogLevel } from "../log.js";
+import { createLogger, type LogLevel } from "../logger.js";
 import type { Command, CommandContext, OptionSpecs, OptionValues, Output } from "./command.js";
 import { COMMANDS, loadCommands } from "./commands/index.js";
 import { classify, EXIT, usageError } from "./errors.js";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { AUTH_MODES } from "../../src/relay-guard/access.js";
 import { DEFAULT_CONNECTION_LIMITS } from "../../src/relay-guard/admission.js";
 import { DEFAULT_CLIENT_LIMITS, DEFAULT_INBOUND_BYTES_PER_SECOND } from "../../src/relay-guard/client-limits.js";
-import { LOG_LEVELS } from "../log.js";
+import { LOG_LEVELS } from "../logger.js";
 import { exactlyOne, loopbackHost, origin, port, positiveInt, pubkey, relativePath, strict, wsUrl } from "./primitives.js";
 
 const SLUG_CHARS = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import type { RunningDaemon, TestProject } from "../helpers/daemon.js";
 import { raw, refused, useMailboxDaemon } from "./api-fixture.js";
 

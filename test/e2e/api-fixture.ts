@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { main } from "../../daemon/cli/main.js";
-import { TenexClient } from "../../daemon/client/client.js";
-import { ApiClientError } from "../../daemon/client/errors.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
+import { ApiClientError } from "../../daemon/front-desk/client/errors.js";
 import { BIN, makeProject, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 
 export function mailboxProject(dir: string, limits: Record<string, number> = {}): TestProject {

@@ -3,7 +3,7 @@
 // signed events, the log, the index, the API).
 
 import { describe, expect, it } from "vitest";
-import type { TenexClient } from "../../daemon/client/client.js";
+import type { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { readLog, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { refused, useMailboxDaemon } from "./api-fixture.js";
 

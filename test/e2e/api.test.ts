@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TenexClient } from "../../daemon/client/client.js";
+import type { TenexClient } from "../../daemon/front-desk/client/client.js";
 import type { RunningDaemon, TestProject } from "../helpers/daemon.js";
 import { raw, refused, useMailboxDaemon } from "./api-fixture.js";
 

@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import type { TenexClient } from "../../daemon/client/client.js";
+import type { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { BIN, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { cli, cliProcess, useMailboxDaemon } from "./api-fixture.js";
 

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
-import type { PostResult } from "../../daemon/services/shapes.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
+import type { PostResult } from "../../daemon/front-desk/shapes.js";
 import { projectKeys, startDaemon, type TestProject } from "../helpers/daemon.js";
 import { writeTenexFixture } from "../helpers/tenex-fixture.js";
 import { cli, cliProcess, endpointOf, mailboxProject } from "./api-fixture.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { BIN, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { endpointOf, mailboxProject } from "./api-fixture.js";
 

@@ -4,9 +4,9 @@
 // characters as visible escapes; --json keeps every byte as it was.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TenexClient } from "../../daemon/client/client.js";
-import { createLogger } from "../../daemon/log.js";
-import type { PostResult } from "../../daemon/services/shapes.js";
+import type { TenexClient } from "../../daemon/front-desk/client/client.js";
+import { createLogger } from "../../daemon/logger.js";
+import type { PostResult } from "../../daemon/front-desk/shapes.js";
 import type { TestProject } from "../helpers/daemon.js";
 import { cli, useMailboxDaemon, type CliRun } from "./api-fixture.js";
 

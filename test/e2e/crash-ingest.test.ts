@@ -36,7 +36,7 @@ let relay: SpawnedRelay;
 let project: TestProject;
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
   tmp = mkdtempSync(join(tmpdir(), "tenexd-crash-"));
   relay = await spawnRelay();
   project = makeProject(join(tmp, "p"), (c) => {

@@ -55,7 +55,7 @@ const hostileIds = new Set<string>();
 const goodIds = new Set<string>();
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
   tmp = mkdtempSync(join(tmpdir(), "tenexd-bad-"));
   relay = await spawnRelay();
   fake = await startFakeRelay();

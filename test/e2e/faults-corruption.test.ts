@@ -31,7 +31,7 @@ let events: ProjectEvents;
 const published: string[] = [];
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
   tmp = mkdtempSync(join(tmpdir(), "tenexd-corrupt-"));
   relay = await spawnRelay();
   base = makeProject(join(tmp, "base"), (c) => {

@@ -29,7 +29,7 @@ let old: { root: NostrEvent; replies: NostrEvent[] };
 const HOUR = 3600;
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
   tmp = mkdtempSync(join(tmpdir(), "tenexd-damaged-"));
   [relay, empty] = await Promise.all([spawnRelay(), spawnRelay()]);
   base = makeProject(join(tmp, "base"), (c) => {

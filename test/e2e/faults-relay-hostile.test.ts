@@ -52,7 +52,7 @@ async function relayPid(): Promise<number> {
 }
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+  expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
   tmp = mkdtempSync(join(tmpdir(), "tenexd-relay-hostile-"));
   project = makeProject(join(tmp, "p"));
   useMailboxAgents(project.tenexDir);

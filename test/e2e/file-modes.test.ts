@@ -8,7 +8,7 @@ import { appendFileSync, chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync,
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { startDaemon, type TestProject } from "../helpers/daemon.js";
 import { cli, endpointOf, mailboxProject } from "./api-fixture.js";
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { eventually, projectKeys, startDaemon, type TestProject } from "../helpers/daemon.js";
 import { writeMultiFixture, type MultiFixture } from "../helpers/tenex-fixture.js";
 import { cli, endpointOf, mailboxProject } from "./api-fixture.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { writeTenexFixture } from "../helpers/tenex-fixture.js";
 import { cli, cliProcess, endpointOf, mailboxProject, type CliRun } from "./api-fixture.js";

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenexClient } from "../../daemon/client/client.js";
+import { TenexClient } from "../../daemon/front-desk/client/client.js";
 import { eventually, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { inLogs } from "../helpers/catchup-fixture.js";
 import {

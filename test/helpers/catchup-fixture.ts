@@ -29,7 +29,7 @@ export function useCatchupFixture(prefix: string): CatchupFixture {
   const relays: SpawnedRelay[] = [];
   const daemons: SpawnedDaemon[] = [];
   beforeAll(() => {
-    expect(existsSync(join(ROOT, "dist/daemon/daemon.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
+    expect(existsSync(join(ROOT, "dist/daemon/cli/main.js")), "the daemon runs from dist/: run `npm run build` first").toBe(true);
     tmp = mkdtempSync(join(tmpdir(), prefix));
   });
   afterAll(async () => {

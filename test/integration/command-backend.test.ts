@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildAgentInput, type AgentInput } from "../../src/agent-input.js";
 import { parseAgentOutput } from "../../src/agent-output.js";
-import { runCommand, type CommandResult, type CommandSpec } from "../../daemon/agents/command-backend.js";
+import { runCommand, type CommandResult, type CommandSpec } from "../../daemon/engine/agents/command-backend.js";
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import { decideAddEvent, emptyConversation, stamp } from "../../src/conversation.js";
 import { applyRecord } from "../../src/conversation-reducer.js";

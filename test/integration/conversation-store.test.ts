@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
-import { ConversationStore } from "../../daemon/store/conversation-store.js";
+import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import { decideExecStart, recoverOpenSession } from "../../src/execution-time.js";
 import { eventMemoryBytes } from "../../src/memory-estimate.js";
 import type { NostrEvent } from "../../src/types.js";

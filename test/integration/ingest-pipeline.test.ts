@@ -9,10 +9,10 @@ import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
 import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
-import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
-import { IngestCounters } from "../../daemon/ingest/counters.js";
-import { InboundRoute } from "../../daemon/ingest/route.js";
-import { ConversationStore } from "../../daemon/store/conversation-store.js";
+import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
+import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
+import { InboundRoute } from "../../daemon/engine/ingest/route.js";
+import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { sign, testProject } from "../helpers/events.js";
 

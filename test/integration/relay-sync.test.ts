@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
-import { RelaySync } from "../../daemon/relay-sync.js";
-import type { IngestOutcome } from "../../daemon/ingest/checks.js";
+import { RelaySync } from "../../daemon/engine/relays/relay-sync.js";
+import type { IngestOutcome } from "../../daemon/engine/ingest/checks.js";
 import type { QueryEnd, RelayFilter, RelayGateway, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";

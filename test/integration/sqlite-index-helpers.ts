@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { SqliteIndex, type SqliteIndexOptions } from "../../adapters/sqlite-index/sqlite-index.js";
-import { IndexFeeder } from "../../daemon/store/index-feeder.js";
+import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
 import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { indexItem } from "../../src/index-item.js";

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
-import { catchUp, type CatchupOptions } from "../../daemon/catchup.js";
+import { catchUp, type CatchupOptions } from "../../daemon/engine/relays/catchup.js";
 import type { QueryEnd, RelayFilter } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 

@@ -4,7 +4,7 @@ import { extname, join } from "node:path";
 import { npubEncode } from "nostr-tools/nip19";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadProject } from "../../daemon/config/index.js";
-import { generateProjectKeys } from "../../daemon/keys.js";
+import { generateProjectKeys } from "../../daemon/config/keys.js";
 import { newKey } from "../helpers/events.js";
 
 const EXAMPLE = join(import.meta.dirname, "../../.tenex.example");

@@ -3,7 +3,7 @@
 // do takes turns with the others, and a failing task fails alone.
 
 import { describe, expect, it } from "vitest";
-import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
+import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
 
 const tick = () => new Promise((r) => setImmediate(r));
 

@@ -3,7 +3,7 @@
 // between applies grows with the time an apply takes, so batches grow with the load.
 
 import { describe, expect, it } from "vitest";
-import { IndexFeeder } from "../../daemon/store/index-feeder.js";
+import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
 import { emptyConversation } from "../../src/conversation-reducer.js";
 import { indexItem } from "../../src/index-item.js";
 import { pTagRecipients } from "../../src/messaging/recipients.js";

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
-import { ThreadFetcher } from "../../daemon/thread-fetcher.js";
+import { ThreadFetcher } from "../../daemon/engine/relays/thread-fetcher.js";
 import type { NostrEvent } from "../../src/types.js";
 import { newKey, testProject } from "../helpers/events.js";
 

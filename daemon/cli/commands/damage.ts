@@ -9,8 +9,8 @@ import { clearDamage, listDamage } from "../../../adapters/fs-log/damage-records
 import { TENEX_DIR } from "../../config/read-project-files.js";
 import type { Command } from "../command.js";
 import { CliError, EXIT, usageError } from "../errors.js";
-import { CLEAR_HINT, damageTable } from "./support/damage-text.js";
-import { flag, listOpt } from "./support/options.js";
+import { CLEAR_HINT, damageTable } from "../support/damage-text.js";
+import { flag, listOpt } from "../support/options.js";
 
 export const damage: Command = {
   name: "damage",

@@ -11,12 +11,12 @@ import type { Command } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import type { Conversation } from "../../../src/conversation-state.js";
 import { indexItem } from "../../../src/index-item.js";
-import { importText, mismatchText } from "./support/import-text.js";
-import { recordImportedProblems } from "./support/imported-problems.js";
-import { openOfflineStore } from "./support/offline-store.js";
-import { flag, need } from "./support/options.js";
-import { emit } from "./support/output.js";
-import { progressBar } from "./support/progress.js";
+import { importText, mismatchText } from "../support/import-text.js";
+import { recordImportedProblems } from "../support/imported-problems.js";
+import { openOfflineStore } from "../support/offline-store.js";
+import { flag, need } from "../support/options.js";
+import { emit } from "../support/output.js";
+import { progressBar } from "../support/progress.js";
 
 export const importCommand: Command = {
   name: "import",

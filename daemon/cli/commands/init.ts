@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFi
 import { basename, extname, join, relative, sep } from "node:path";
 import { makePrivate, PRIVATE_FILE } from "../../../adapters/state-file/private-file.js";
 import { shellQuote, TENEX_DIR } from "../../config/index.js";
-import { generateProjectKeys } from "../../keys.js";
+import { generateProjectKeys } from "../../config/keys.js";
 import type { Command } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import { packageRoot } from "../package-root.js";

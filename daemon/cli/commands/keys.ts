@@ -1,6 +1,6 @@
 // `tenexd keys`: create missing key files and show every agent's public key.
 
-import { generateProjectKeys, type KeyReport } from "../../keys.js";
+import { generateProjectKeys, type KeyReport } from "../../config/keys.js";
 import type { Command, Output } from "../command.js";
 import { EXIT } from "../errors.js";
 import { formatTable } from "../table.js";

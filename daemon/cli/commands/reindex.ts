@@ -1,13 +1,13 @@
 // `tenexd reindex`: rebuild the SQLite index from the conversation logs (the truth).
 
-import { rebuildIndex } from "../../index-recovery.js";
+import { rebuildIndex } from "../../engine/recovery/index-recovery.js";
 import { loadProject } from "../../config/index.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
-import { fields } from "./support/format.js";
-import { openOfflineStore } from "./support/offline-store.js";
-import { emit } from "./support/output.js";
-import { progressBar } from "./support/progress.js";
+import { fields } from "../support/format.js";
+import { openOfflineStore } from "../support/offline-store.js";
+import { emit } from "../support/output.js";
+import { progressBar } from "../support/progress.js";
 
 export const reindex: Command = {
   name: "reindex",

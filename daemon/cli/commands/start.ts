@@ -3,7 +3,7 @@
 import { accessSync, constants } from "node:fs";
 import { join, relative } from "node:path";
 import { npubEncode } from "nostr-tools/nip19";
-import { runningDaemonPid } from "../../client/discover.js";
+import { runningDaemonPid } from "../../front-desk/client/discover.js";
 import { loadProject, type LoadedProject } from "../../config/index.js";
 import { ProjectLockedError } from "../../pid-lock.js";
 import type { Command } from "../command.js";

@@ -1,0 +1,175 @@
+// Runs an agent on a trigger. Inside the conversation's queue: build its context, move its
+// cursor, open an execution-time session. Outside it (a command can take minutes): run the
+// backend. Then, in the queue again: commit what the output decided and, right after it, the
+// agent's signed event (through the route, ingest/route.ts); once that is durable, the run's
+// audit record. A failed run is recorded, never fatal.
+
+import { randomUUID } from "node:crypto";
+import { buildAgentMessages } from "../../../src/agent-messages.js";
+import type { ContextCache } from "../../../src/agent-view.js";
+import type { Conversation } from "../../../src/conversation-state.js";
+import { decideRead } from "../../../src/conversation.js";
+import { inlineMessages } from "../../../src/entities.js";
+import { decideExecStart, decideExecStop } from "../../../src/execution-time.js";
+import type { Clock, EntityFetcher } from "../../../src/ports.js";
+import type { NewRecord } from "../../../src/records.js";
+import type { AgentInfo, NostrEvent, ProjectInfo } from "../../../src/types.js";
+import type { CommandBackend, LoadedAgent } from "../../config/index.js";
+import type { ConversationQueues } from "../ingest/conversation-queues.js";
+import type { Logger } from "../../logger.js";
+import type { InboundRoute } from "../ingest/route.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { buildAgentInput } from "../../../src/agent-input.js";
+import { planOutput } from "../../../src/output-plan.js";
+import type { AgentOutput } from "../../../src/agent-output.js";
+import { runCommand, type CommandResult } from "./command-backend.js";
+import type { RunFailure } from "../../../src/daemon-status.js";
+import { PublishRefusedError } from "../../../src/errors.js";
+
+export interface RunnerDeps {
+  project: ProjectInfo;
+  agents: readonly LoadedAgent[];
+  orchestrator: AgentInfo;
+  projectDir: string;
+  store: ConversationStore;
+  queues: ConversationQueues;
+  route: InboundRoute;
+  clock: Clock;
+  log: Logger;
+  cache: ContextCache;
+  turnTimeoutMs: number;
+  nameOf: (pubkey: string) => string;
+  signal: AbortSignal;
+  /** Resolves `nostr:` references in the context (outside the conversation's queue). */
+  entities?: EntityFetcher;
+}
+
+/** An agent the daemon runs itself: a program it starts per trigger. */
+export type CommandAgent = LoadedAgent & { backend: CommandBackend };
+
+/** The project's command agents by pubkey: the ones src/runs.ts may set to work here. */
+export function commandAgentsOf(agents: readonly LoadedAgent[]): Map<string, CommandAgent> {
+  return new Map(agents.filter((a): a is CommandAgent => a.backend.type === "command").map((a) => [a.pubkey, a]));
+}
+
+interface RunError {
+  kind: string;
+  message: string;
+}
+
+/** The run's audit record (closing its pending run) and the end of its execution-time session. */
+function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, durationMs: number, error: RunError | undefined, now: number): NewRecord[] {
+  const run: NewRecord = {
+    t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: error ? "failed" : "ok", durationMs,
+    ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+  };
+  return [run, ...decideExecStop(conv.exec, now)];
+}
+
+export class AgentRunner {
+  private readonly inFlight = new Set<Promise<void>>();
+  readonly stats = { runs: 0, failures: 0, running: 0, lastFailure: undefined as RunFailure | undefined };
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  /** Starts a run in the background; its outcome is recorded, never thrown. */
+  trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent): void {
+    const p = this.run(conversationId, agent, ev)
+      .catch((err: unknown) => this.fail(conversationId, agent, "internal", err instanceof Error ? err.message : String(err)))
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent): Promise<void> {
+    // In memory for the whole run: its execution-time session is open while the command runs.
+    this.d.store.pin(convId);
+    try {
+      await this.runPinned(convId, agent, agent.backend, trigger);
+    } finally {
+      this.d.store.unpin(convId);
+    }
+  }
+
+  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
+    const built = await this.d.queues.run(convId, async () => {
+      const conv = await this.mustGet(convId);
+      const now = this.d.clock.now();
+      const context = buildAgentMessages(conv, agent, trigger, {
+        nameOf: this.d.nameOf, isAgent: (pk) => this.d.agents.some((a) => a.pubkey === pk), cache: this.d.cache,
+      });
+      const { cursor } = context;
+      this.d.store.commit(conv, [
+        { t: "cursor", at: now, agent: cursor.agent, seq: cursor.seq, ...(cursor.session !== undefined ? { session: cursor.session } : {}) },
+        // What it is given to answer, it has read: its inbox must not grow with every run.
+        ...decideRead(conv, agent.pubkey, cursor.seq, now),
+        ...decideExecStart(conv.exec, now),
+      ]);
+      return buildAgentInput({ agent, project: this.d.project, conversation: conv, trigger, context, nameOf: this.d.nameOf });
+    });
+    // References are fetched outside the queue: the conversation's other events need not wait.
+    const input = this.d.entities ? { ...built, messages: await inlineMessages(built.messages, this.d.entities) } : built;
+
+    this.stats.runs++;
+    this.stats.running++;
+    const started = this.d.clock.now();
+    let result: CommandResult;
+    try {
+      result = await runCommand(
+        { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
+        input, { signal: this.d.signal },
+      );
+    } finally {
+      this.stats.running--;
+    }
+    const durationMs = this.d.clock.now() - started;
+    const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
+    const { error } = answered;
+    if (error) this.fail(convId, agent, error.kind, error.message);
+    if (!answered.recorded) {
+      await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, error, now), result: undefined }));
+    }
+  }
+
+  /**
+   * In the conversation's queue once: what the output decided and, when it says something, the
+   * agent's event, signed and taken in right after those records (durable in the log before it
+   * goes out). The run's own record comes after that event is durable: a crash in between runs
+   * the agent again (at-least-once) rather than losing its answer. An output that publishes
+   * nothing has its run recorded in the same task.
+   */
+  private async answer(
+    convId: string, agent: CommandAgent, trigger: NostrEvent, output: AgentOutput, durationMs: number,
+  ): Promise<{ error?: RunError; recorded: boolean }> {
+    try {
+      const { result: plan } = await this.d.route.inConversation(convId, (conv, now) => {
+        const planned = planOutput(output, {
+          conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
+          turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now, turnId: randomUUID(),
+        });
+        if (planned.event) return { records: planned.records, publish: { author: agent.pubkey, event: planned.event }, result: planned };
+        return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };
+      });
+      if (plan.refused) this.d.log.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
+      return { recorded: plan.event === undefined };
+    } catch (err) {
+      if (!(err instanceof PublishRefusedError)) throw err;
+      return { error: { kind: "publish_refused", message: err.message }, recorded: false };
+    }
+  }
+
+  private async mustGet(convId: string): Promise<Conversation> {
+    const conv = await this.d.store.get(convId);
+    if (!conv) throw new Error(`conversation ${convId} vanished`);
+    return conv;
+  }
+
+  private fail(conversationId: string, agent: AgentInfo, kind: string, message: string): void {
+    this.stats.failures++;
+    this.stats.lastFailure = { at: this.d.clock.now(), agent: agent.slug, conversationId, kind, message };
+    this.d.log.warn("agent run failed", { conversation: conversationId, agent: agent.slug, kind, message });
+  }
+}

@@ -1,0 +1,142 @@
+// The checks every inbound event passes before it touches any state, cheapest first: the edge
+// checks (shape, sizes, tag shapes, kinds: src/edge/), id and signature (the verifier), the
+// kind, its conversation, the project (the `a` tag, or a conversation we already hold), and
+// whether its author may trigger anything (src/routing.ts). A refused event is counted with its
+// reason and changes nothing else.
+
+import { projectOf } from "../../../src/coordinate.js";
+import { conversationIdOf } from "../../../src/conversation-of.js";
+import { validateInbound, type Limits } from "../../../src/edge/validate-inbound.js";
+import { isConversationKind, KNOWN_KINDS } from "../../../src/kinds.js";
+import type { Clock } from "../../../src/ports.js";
+import { refusal } from "../../../src/routing.js";
+import type { NostrEvent, ProjectInfo } from "../../../src/types.js";
+import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import type { IngestCounters } from "./counters.js";
+
+export type IngestOutcome =
+  | { status: "accepted"; eventId: string; conversationId: string }
+  | { status: "duplicate"; eventId: string }
+  | { status: "ignored"; reason: string; eventId?: string }
+  /** A back-fill's reply met before its conversation's root, without a project tag: try it again later. */
+  | { status: "deferred"; reason: string; eventId: string }
+  | { status: "rejected"; reason: string; detail: string; eventId?: string };
+
+export interface IngestOptions {
+  origin?: "relay" | "local";
+  /** The relay that delivered it, for rejection reports. */
+  relay?: string;
+  /** Store it but set no agent to work (the first back-fill of a project's history). */
+  quiet?: boolean;
+  /** Nobody waits for this one (a back-fill's): stage it together with others (bulk-gate.ts). */
+  bulk?: boolean;
+}
+
+/** An event that passed every check, and the conversation it belongs to. */
+export interface Checked {
+  status: "checked";
+  ev: NostrEvent;
+  conversationId: string;
+}
+
+export interface ChecksDeps {
+  project: ProjectInfo;
+  limits: Limits;
+  verifier: { check(ev: NostrEvent): Promise<Verdict> };
+  store: ConversationStore;
+  counters: IngestCounters;
+  clock: Clock;
+}
+
+export class InboundChecks {
+  constructor(private readonly d: ChecksDeps) {}
+
+  /**
+   * The event, checked, or what became of it. `rootInFlight`: the check of a root still running
+   * (a reply without the project tag belongs to us only through its root, which may come first).
+   */
+  async check(
+    raw: unknown, opts: IngestOptions, now: number, rootInFlight: (id: string) => Promise<unknown> | undefined,
+  ): Promise<Checked | IngestOutcome> {
+    const { relay, bulk = false } = opts;
+    const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
+    if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
+    const ev = edge.event;
+    let verdict: Verdict;
+    try {
+      verdict = await this.d.verifier.check(ev);
+    } catch (err) {
+      // Not the event's fault: it is refused now and will be accepted when it comes again.
+      return this.reject("verify_failed", err instanceof Error ? err.message : String(err), ev.id, relay);
+    }
+    if (verdict !== "ok") return this.reject(verdict, verdict === "bad_id" ? "id is not the event's hash" : "signature does not verify", ev.id, relay);
+    if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
+
+    const conversationId = conversationIdOf(ev);
+    if (!conversationId) return this.reject("bad_tag_shape", "reply without a hex `E` root tag", ev.id, relay);
+    const coord = projectOf(ev.tags);
+    // Relays deliver other projects' events too (live delivery ignores #a filters).
+    if (coord !== undefined && coord !== this.d.project.coordinate) return this.ignore("other_project", ev.id);
+    // A reply without the project tag belongs to us only through its root. Delivered in order,
+    // the root may still be being checked when the reply comes: wait for it rather than drop
+    // the reply.
+    const root = coord === undefined && !this.d.store.has(conversationId) ? rootInFlight(conversationId) : undefined;
+    if (root) await root.catch(() => undefined);
+    if (coord === undefined && !this.d.store.has(conversationId)) {
+      // A back-fill pages newest first and meets replies before their roots: one without the
+      // project tag is handed back, to be tried again once the back-fill has brought its root.
+      if (bulk) return { status: "deferred", reason: "root_not_known_yet", eventId: ev.id };
+      return this.ignore("no_project_tag", ev.id);
+    }
+    const refused = refusal(ev, this.d.project);
+    if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
+    return { status: "checked", ev, conversationId };
+  }
+
+  /**
+   * Whether the event is already stored or being stored. An id we hold was checked when it was
+   * stored, and the id is the hash of the whole event: a copy needs no check.
+   */
+  held(raw: unknown): boolean {
+    const id = sentId(raw);
+    return id !== undefined && id.length === 64 && this.d.store.hasEvent(id, conversationHint(raw));
+  }
+
+  /** A copy of a stored event: an echo of one the daemon published, else a duplicate. */
+  duplicate(eventId: string, conversationId: string | undefined): IngestOutcome {
+    if (this.d.store.publishedHere(eventId, conversationId)) this.d.counters.echoes.total++;
+    else this.d.counters.duplicates.total++;
+    return { status: "duplicate", eventId };
+  }
+
+  private reject(reason: string, detail: string, eventId?: string, relay?: string): IngestOutcome {
+    this.d.counters.reject({ at: this.d.clock.now(), reason, detail, eventId, relay });
+    return { status: "rejected", reason, detail, eventId };
+  }
+
+  private ignore(reason: string, eventId?: string): IngestOutcome {
+    this.d.counters.ignore(reason);
+    return { status: "ignored", reason, eventId };
+  }
+}
+
+/** The id as sent (unchecked). */
+export function sentId(raw: unknown): string | undefined {
+  const id = (raw as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** The conversation an event names, read before it is checked (a hint for the duplicate lookup). */
+export function conversationHint(raw: unknown): string | undefined {
+  try {
+    return conversationIdOf(raw as NostrEvent);
+  } catch {
+    return undefined; // not event-shaped: the edge checks will say why
+  }
+}
+
+/** The id as sent, cut to 64 characters for reports. */
+function idOf(raw: unknown): string | undefined {
+  return sentId(raw)?.slice(0, 64);
+}

@@ -1,0 +1,241 @@
+// The route of one inbound event, composed here and nowhere else, in the order of
+// docs/architecture.md:
+//
+//   relay → checks → conversation → log → index → runs → outbox
+//
+// Events from the relays enter at `fromRelay` (live, back-fill, thread fetches); the daemon's own
+// at `publish` (signed here, then taken in like any other) or `inConversation` (a decision's
+// records and the event it publishes, in one task of the conversation's queue). The checks are
+// checks.ts; the conversation step loads it before its queue and, in one task, folds and appends
+// the event's records and the runs it starts (src/runs.ts decides them, once); the log makes them
+// durable together (group commit), and the store feeds the index from there
+// (store/index-feeder.ts); only then is the event acknowledged: its runs start, and the daemon's
+// own event goes to the outbox.
+
+import type { Conversation } from "../../../src/conversation-state.js";
+import { NotFoundError, PublishRefusedError } from "../../../src/errors.js";
+import type { Limits } from "../../../src/edge/validate-inbound.js";
+import { decideInbound } from "../../../src/inbound.js";
+import type { Clock, Decision, Signer } from "../../../src/ports.js";
+import { decideRuns } from "../../../src/runs.js";
+import type { NostrEvent, ProjectInfo, UnsignedEvent } from "../../../src/types.js";
+import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
+import type { CommandAgent } from "../agents/agent-runner.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import { BulkGate } from "./bulk-gate.js";
+import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome } from "./checks.js";
+import type { ConversationQueues } from "./conversation-queues.js";
+import type { IngestCounters } from "./counters.js";
+
+export type { IngestOptions, IngestOutcome } from "./checks.js";
+
+export interface RouteDeps {
+  project: ProjectInfo;
+  limits: Limits;
+  verifier: { check(ev: NostrEvent): Promise<Verdict> };
+  store: ConversationStore;
+  queues: ConversationQueues;
+  counters: IngestCounters;
+  clock: Clock;
+  /** The agents the daemon runs itself, by pubkey (src/runs.ts sets only these to work). */
+  runnable: ReadonlyMap<string, CommandAgent>;
+  /** Whose events the daemon can sign. */
+  signers: ReadonlyMap<string, Signer>;
+}
+
+/** Where the route leads once an event is durable; connected when the engine has built them. */
+export interface RouteExits {
+  runs: { trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent): void };
+  outbox: { enqueue(ev: NostrEvent, conversationId: string): Promise<void> };
+  /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
+  threads: { request(rootId: string, quiet: boolean): void };
+}
+
+/** One event in its conversation: its records appended (durable later) and the runs it starts. */
+interface Staged {
+  conv: Conversation;
+  ev: NostrEvent;
+  runs: CommandAgent[];
+  durable: Promise<unknown>;
+}
+
+// A back-fill's events are staged in groups of up to BULK_MAX, at least every BULK_LINGER_MS.
+const BULK_LINGER_MS = 200;
+const BULK_MAX = 1_000;
+
+// Until connected (tests and benchmarks of the route alone): nobody runs, nothing goes out.
+const NOWHERE: RouteExits = { runs: { trigger: () => undefined }, outbox: { enqueue: async () => undefined }, threads: { request: () => undefined } };
+
+export class InboundRoute {
+  private readonly checks: InboundChecks;
+  private readonly bulk = new BulkGate(BULK_LINGER_MS, BULK_MAX);
+  /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
+  private readonly inFlight = new Map<string, Promise<IngestOutcome>>();
+  private exits: RouteExits = NOWHERE;
+
+  constructor(private readonly d: RouteDeps) {
+    this.checks = new InboundChecks(d);
+  }
+
+  connect(exits: RouteExits): void {
+    this.exits = exits;
+  }
+
+  /** relay: an event a relay delivered; `quiet`: history, no agent runs; `bulk`: nobody waits for it. */
+  readonly fromRelay = (raw: unknown, relay: string | undefined, quiet: boolean, bulk: boolean): Promise<IngestOutcome> =>
+    this.ingest(raw, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk });
+
+  /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
+  async ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
+    const id = sentId(raw);
+    const original = id !== undefined ? this.inFlight.get(id) : undefined;
+    // Copies arrive together (several relays; the live subscription and a back-fill racing).
+    // If the original is stored, the copy is a duplicate; if it was refused, the copy may
+    // differ (same id, other signature) and is checked on its own.
+    if (original) {
+      const first = await original;
+      if (first.status === "accepted" || first.status === "duplicate") return this.checks.duplicate(first.eventId, conversationHint(raw));
+    }
+    // Relays repeat themselves (several relays, overlap windows, reconnects): a copy of an event
+    // we hold is dropped here, before paying for its checks and ~0.5 ms for its signature.
+    if (this.checks.held(raw)) return this.checks.duplicate(id!, conversationHint(raw));
+    const run = this.route(raw, opts);
+    if (id === undefined || original) return run;
+    this.inFlight.set(id, run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  /** The route, step by step. */
+  private async route(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
+    const now = this.d.clock.now();
+    const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
+    if (checked.status !== "checked") return checked;
+    const staged = await this.intoConversation(checked, opts, now);
+    if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
+    await staged.durable;
+    return this.acknowledge(staged);
+  }
+
+  /**
+   * conversation: a stored conversation that is not in memory is loaded here, before its queue
+   * (loaded in the queue task, each read held one of the few global slots while every other
+   * conversation's events waited, and the 200 loads of a catch-up ran 8 at a time). Pinned until
+   * its task has run: evicted in between, it would be read a second time there. The task folds
+   * and appends but does not wait for the fsync: the next event of the same conversation
+   * proceeds at once and many share one fsync (group commit).
+   */
+  private async intoConversation(c: Checked, opts: IngestOptions, now: number): Promise<Staged | undefined> {
+    const { origin = "relay", quiet = false, bulk = false } = opts;
+    this.d.store.pin(c.conversationId);
+    try {
+      await this.d.store.get(c.conversationId);
+      if (bulk) await this.bulk.pass();
+      return await this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now));
+    } finally {
+      this.d.store.unpin(c.conversationId);
+    }
+  }
+
+  /**
+   * log: in the conversation's queue, the event's records (src/inbound.ts) and then, on the state
+   * they produced, who it sets to work (src/runs.ts), appended in the same flush: a crash cannot
+   * separate an acknowledged event from its runs.
+   */
+  private async stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Promise<Staged | undefined> {
+    const known = this.d.store.has(convId);
+    const conv = await this.d.store.getOrCreate(convId, this.d.project.coordinate);
+    const records = decideInbound(conv, ev, origin, now);
+    if (records.length === 0) return undefined;
+    const event = this.d.store.commit(conv, records);
+    const runs = quiet ? [] : decideRuns(conv, ev, this.d.project, this.d.runnable);
+    const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
+    if (!known && convId !== ev.id) this.exits.threads.request(convId, quiet);
+    return { conv, ev, runs, durable: Promise.all([event.durable, pending.durable]) };
+  }
+
+  /** runs: once durable (the index is fed from there), the event is counted and its runs start. */
+  private acknowledge(staged: Staged): IngestOutcome {
+    this.d.counters.accepted.total++;
+    for (const agent of staged.runs) this.exits.runs.trigger(staged.conv.id, agent, staged.ev);
+    return { status: "accepted", eventId: staged.ev.id, conversationId: staged.conv.id };
+  }
+
+  /**
+   * outbox: the daemon's own event, signed as `author`, taken in like any other (in its log,
+   * durable, routed), then handed to the outbox. A relay that is down delays publication; it never
+   * loses a message.
+   */
+  async publish(author: string, unsigned: UnsignedEvent): Promise<NostrEvent> {
+    const ev = await this.sign(author, unsigned);
+    const outcome = await this.ingest(ev, { origin: "local" });
+    const refused = refusalOf(outcome);
+    if (refused) throw refused;
+    // Not awaited: the event is durable; sending (and retrying) is the outbox's job.
+    void this.exits.outbox.enqueue(ev, outcome.status === "accepted" ? outcome.conversationId : conversationHint(ev) ?? ev.id);
+    return ev;
+  }
+
+  /**
+   * A decision taken in the conversation's queue on its current state: its records committed
+   * and, when it publishes an event, that event signed, checked and staged right after them in the
+   * same task. Resolves once all of it is durable, the event acknowledged and handed to the
+   * outbox. NotFoundError when there is no such conversation; PublishRefusedError (once the
+   * records are durable) when the event is refused.
+   */
+  async inConversation<T>(convId: string, decide: (conv: Conversation, now: number) => Decision<T>): Promise<{ result: T; published?: NostrEvent }> {
+    const task = await this.d.queues.run(convId, async () => {
+      const conv = await this.d.store.get(convId);
+      if (!conv) throw new NotFoundError("conversation", convId);
+      const now = this.d.clock.now();
+      const decision = decide(conv, now);
+      const { durable } = this.d.store.commit(conv, decision.records);
+      if (!decision.publish) return { decision, durable };
+      try {
+        return { decision, durable, own: await this.stageOwn(convId, decision.publish, now) };
+      } catch (err) {
+        return { decision, durable, refused: err };
+      }
+    });
+    await task.durable;
+    if (task.refused !== undefined) throw task.refused;
+    if (!task.own) return { result: task.decision.result };
+    const { ev, staged } = task.own;
+    if (staged) {
+      await staged.durable;
+      this.acknowledge(staged);
+    } else {
+      this.checks.duplicate(ev.id, convId);
+    }
+    void this.exits.outbox.enqueue(ev, convId);
+    return { result: task.decision.result, published: ev };
+  }
+
+  /** Inside the conversation's task: the daemon's own event, signed, checked and staged. */
+  private async stageOwn(convId: string, own: { author: string; event: UnsignedEvent }, now: number): Promise<{ ev: NostrEvent; staged?: Staged }> {
+    const ev = await this.sign(own.author, own.event);
+    const checked = await this.checks.check(ev, { origin: "local" }, now, () => undefined);
+    if (checked.status !== "checked") throw refusalOf(checked) ?? new PublishRefusedError(checked.status, "not taken in");
+    // Its records were decided in this conversation's task: staged elsewhere, they would bypass that one's queue.
+    if (checked.conversationId !== convId) throw new PublishRefusedError("other_conversation", `the event belongs to ${checked.conversationId}`);
+    const staged = await this.stage(convId, ev, "local", false, now);
+    return staged ? { ev, staged } : { ev };
+  }
+
+  private async sign(author: string, unsigned: UnsignedEvent): Promise<NostrEvent> {
+    const signer = this.d.signers.get(author);
+    if (!signer) throw new PublishRefusedError("no_key", `no key for ${author.slice(0, 12)}…`);
+    return signer.sign(unsigned);
+  }
+}
+
+/** Why the daemon's own event was not taken in; undefined when it was accepted or is already held. */
+function refusalOf(outcome: IngestOutcome): PublishRefusedError | undefined {
+  if (outcome.status === "rejected") return new PublishRefusedError(outcome.reason, outcome.detail);
+  if (outcome.status === "ignored") return new PublishRefusedError(outcome.reason, "not a conversation event");
+  if (outcome.status === "deferred") return new PublishRefusedError(outcome.reason, "its conversation is not known");
+  return undefined;
+}

@@ -1,0 +1,44 @@
+// The engine's two ports (src/ports.ts), for the front desk: the reads (the index on a read-only
+// connection of its own, beside the engine's writer: WAL lets them go on together; the
+// conversations from the engine's store) with the status, and the commands, each answered once
+// what it did is durable and indexed.
+
+import { listDamage } from "../../adapters/fs-log/damage-records.js";
+import { openIndexReader } from "../../adapters/sqlite-index/open-index-reader.js";
+import type { CommandPort, LiveReadPort } from "../../src/ports.js";
+import type { Daemon } from "./engine.js";
+import type { InboundRoute } from "./ingest/route.js";
+import { directorStatus } from "./status.js";
+import type { ConversationStore } from "./store/conversation-store.js";
+
+export function engineReads(d: Daemon): LiveReadPort {
+  const index = openIndexReader(d.index.path);
+  return {
+    index,
+    load: (id) => d.store.get(id),
+    now: () => d.clock.now(),
+    entities: d.entities,
+    damage: () => listDamage(d.project.tenexDir),
+    status: () => directorStatus(d),
+    close: () => index.close(),
+  };
+}
+
+export function engineCommands(route: InboundRoute, store: ConversationStore): CommandPort {
+  return {
+    // The index is awaited outside the conversation's queue: the feeder applies in batches and
+    // must not wait on this conversation's next task.
+    async inConversation(id, decide) {
+      try {
+        return await route.inConversation(id, decide);
+      } finally {
+        await store.indexed();
+      }
+    },
+    async publish(author, event) {
+      const ev = await route.publish(author, event);
+      await store.indexed();
+      return ev;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The Director's view of a running daemon: one plain object, the same for the API, the CLI's
+// `status` and the tests. Cheap to build: counters, in-memory state, a few index lookups
+// (one row each) and the damage records in .tenex/quarantine/ (a directory listing), no log reads. Stuck turns need the conversations with an open turn, which
+// are live in memory already; that part is async (directorStatus).
+
+import { listDamage } from "../../adapters/fs-log/damage-records.js";
+import type { DaemonStatus, StuckTurnView } from "../../src/daemon-status.js";
+import { stuckTurn } from "../../src/routing-health.js";
+import { EMBEDDED_MARK, type Daemon } from "./engine.js";
+
+// The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
+
+export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
+  const now = d.clock.now();
+  return {
+    pid: process.pid,
+    project: { coordinate: d.project.coordinate, title: d.project.config.project.title, dir: d.project.tenexDir },
+    startedAt: d.startedAt,
+    uptimeMs: now - d.startedAt,
+    readyMs: d.readyAt !== undefined ? d.readyAt - d.startedAt : null,
+    startup: d.startup,
+    relays: d.gateway?.health() ?? [],
+    lag: relayLag(d, now),
+    embeddedRelay: d.embedded ? d.embedded.url : null,
+    embeddedRelayGuard: d.embedded ? d.embedded.stats() : null,
+    lastCatchup: d.sync?.lastCatchup ?? null,
+    backfill: backfillStatus(d),
+    ingest: d.counters.snapshot(),
+    queues: d.queues.depths(),
+    store: d.store.stats(),
+    // Where the daemon's memory is: the JS heap, and memory outside it (Buffers, the workers' heaps are in rss only).
+    memory: process.memoryUsage(),
+    agents: { ...d.runner.stats },
+    unread: unreadBacklog(d, now),
+    escalated: {
+      agents: [...(d.escalator?.flaggedAgents ?? [])].map((pk) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk),
+      conversations: [...(d.escalator?.flaggedConversations ?? [])],
+    },
+    catchingUp: d.sync?.catchingUp ?? false,
+    verifier: { poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
+    outbox: d.outbox.status(),
+    loops: d.loopStatus(),
+    log: d.log.stats(),
+    // `at` (the last time) is kept beside `last` for readers of the earlier shape.
+    problems: d.problems.list().map((p) => ({ at: p.last, ...p })),
+    // Read from the records on disk: they outlive the process, and an operator clears them there.
+    damage: listDamage(d.project.tenexDir),
+  };
+}
+
+/** How far behind each relay the daemon is: the newest created_at it has taken from it. */
+function relayLag(d: Daemon, now: number) {
+  const marks = d.index.highWaterMarks();
+  return d.relayUrls.map((url) => {
+    const mark = marks.get(url) ?? (d.embedded?.url === url ? marks.get(EMBEDDED_MARK) : undefined);
+    return { url, highWater: mark ?? null, behindSeconds: mark !== undefined ? Math.max(0, Math.floor(now / 1000) - mark) : null };
+  });
+}
+
+/**
+ * Each relay's last back-fill: complete, or why not and when it is tried again (the
+ * backfill-retry loop's next run; it backs off while the back-fill stays incomplete).
+ */
+function backfillStatus(d: Daemon) {
+  const retry = d.loopStatus().find((l) => l.name === "backfill-retry");
+  const relays = (d.sync?.backfillStates() ?? []).map((s) => ({ ...s, retryAt: s.complete ? null : (retry?.nextRunAt ?? null) }));
+  return { relays, retryFailures: retry?.failures ?? 0 };
+}
+
+/** Every agent's unread count, and the ones above `limits.unreadThreshold` (falling behind). */
+function unreadBacklog(d: Daemon, now: number) {
+  const threshold = d.project.config.limits.unreadThreshold;
+  const byAgent = d.project.agents.map((a) => ({ slug: a.slug, pubkey: a.pubkey, unread: d.index.unreadCount(a.pubkey, now) }));
+  return { threshold, byAgent, overThreshold: byAgent.filter((a) => a.unread > threshold).map((a) => a.slug) };
+}
+
+/** Open turns past their deadline, or in a conversation whose routing loops or stalls. */
+export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: StuckTurnView[] }> {
+  const now = d.clock.now();
+  const { limits } = d.project.config;
+  const slug = (pk: string) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk.slice(0, 8);
+  const ids = d.store.openTurnConversations();
+  const stuck: StuckTurnView[] = [];
+  for (const id of ids) {
+    const conv = await d.store.get(id);
+    const found = conv && stuckTurn(conv.turns, now, { repeatThreshold: limits.repeatRoutingThreshold, stallThreshold: limits.stallThreshold });
+    if (!conv || !found) continue;
+    const { turn, overdue, problems, waitingFor } = found;
+    stuck.push({
+      conversationId: id, title: conv.title, turn: turn.number, phase: turn.phase, startedAt: turn.startedAt,
+      deadline: turn.deadline ?? null, overdue, waitingFor: waitingFor.map(slug), problems,
+    });
+  }
+  return { open: ids.length, stuck };
+}
+
+export async function directorStatus(d: Daemon): Promise<DaemonStatus> {
+  return { ...buildStatus(d), turns: await stuckTurns(d) };
+}

@@ -1,0 +1,54 @@
+// Where a CLI command gets its answers: the running daemon's API, or, for reads when no daemon
+// runs, the index opened read-only (said on stderr, and as "source": "index" in JSON). Commands
+// that change state need the daemon: only it writes.
+
+import { loadProject } from "../../../config/index.js";
+import { TenexClient } from "../../client/client.js";
+import { discoverDaemon, runningDaemonPid } from "../../client/discover.js";
+import { openOfflineReads } from "../../../offline-reads.js";
+import { AgentDirectory } from "../../reads/agent-directory.js";
+import { readContext } from "../../reads/read-context.js";
+import { Reads, type ReadApi } from "../../reads/reads.js";
+import type { CommandContext } from "../../../cli/command.js";
+import { CliError } from "../../../cli/errors.js";
+import { join } from "node:path";
+
+export type Source = "daemon" | "index";
+
+export interface ReadSource {
+  api: ReadApi;
+  source: Source;
+  /** The daemon's client, when it answers. */
+  client?: TenexClient;
+  /** Answered from the index while this live process holds the project's lock (a daemon starting, a reindex). */
+  lockedBy?: number;
+  close(): void;
+}
+
+export const OFFLINE_NOTICE = "(daemon not running: answered from the index, read-only)";
+const lockedNotice = (pid: number) =>
+  `(tenexd pid ${pid} holds the project's lock but its API does not answer: it is starting, or a reindex or import runs; answered from the index, read-only)`;
+
+const tenexDir = (ctx: CommandContext) => join(ctx.projectDir, ".tenex");
+
+export async function openReads(ctx: CommandContext): Promise<ReadSource> {
+  const endpoint = discoverDaemon(tenexDir(ctx));
+  if (endpoint) {
+    const client = new TenexClient(endpoint);
+    return { api: client, client, source: "daemon", close: () => undefined };
+  }
+  const project = await loadProject(ctx.projectDir);
+  const offline = openOfflineReads(project);
+  const reads = new Reads(readContext(offline, new AgentDirectory(project.info), project.config.limits));
+  const holder = runningDaemonPid(tenexDir(ctx));
+  process.stderr.write(`${holder !== undefined ? lockedNotice(holder) : OFFLINE_NOTICE}\n`);
+  return { api: reads, source: "index", close: () => offline.close(), ...(holder !== undefined ? { lockedBy: holder } : {}) };
+}
+
+export function requireDaemon(ctx: CommandContext, what: string): TenexClient {
+  const endpoint = discoverDaemon(tenexDir(ctx));
+  if (!endpoint) {
+    throw new CliError(`${what} needs the running daemon (only it writes): start it with \`tenexd start --project ${ctx.projectDir}\``, "daemon_not_running");
+  }
+  return new TenexClient(endpoint);
+}
