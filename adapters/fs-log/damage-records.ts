@@ -6,7 +6,7 @@
 
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { DamageRecord, SetAsideLine } from "../../src/daemon-status.js";
+import type { DamageRecord } from "../../src/daemon-status.js";
 
 const RECORD_FILE = /^damage-(.+)\.json$/;
 const fileOf = (quarantineDir: string, id: string) => join(quarantineDir, `damage-${id}.json`);

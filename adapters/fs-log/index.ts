@@ -1,5 +1,3 @@
-
-import type { WriterStats } from "../../src/daemon-status.js";
 export { FileConversationLog, type FileConversationLogOptions } from "./file-conversation-log.js";
 export { FileSnapshotStore, type Snapshot } from "./snapshot-store.js";
 export { CorruptLogError, InvalidIdError, InvalidRecordError, LogClosedError, LogError, LogWriteError } from "./errors.js";

@@ -8,7 +8,6 @@ import { mkdir, open, rename, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { writeDamageRecord } from "./damage-records.js";
 import type { FileOps } from "./file-ops.js";
-
 import type { LogLayout } from "./layout.js";
 import type { DamageRecord, SetAsideLine } from "../../src/daemon-status.js";
 

@@ -10,7 +10,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { AccessPolicy } from "../../src/relay-guard/access.js";
 import type { ConnectionLimits } from "../../src/relay-guard/admission.js";
 import { inboundRate, ratesFor, tierBeforeAuth, type ClientLimits } from "../../src/relay-guard/client-limits.js";
-import { transportLimits, type TransportLimits } from "../../src/relay-guard/transport-limits.js";
+import { transportLimits } from "../../src/relay-guard/transport-limits.js";
 import { InboundBudget } from "./inbound-budget.js";
 import { AccessPlugin } from "./relay-access-plugin.js";
 import { RelayCounters } from "./relay-counters.js";
@@ -18,7 +18,7 @@ import { frameHandler } from "./relay-frames.js";
 import { RelaySession } from "./relay-session.js";
 import { TagQueryRepository } from "./tag-query-repository.js";
 import { gateUpgrades } from "./upgrade-gate.js";
-import type { EmbeddedRelayStats, RelayCountersSnapshot } from "../../src/daemon-status.js";
+import type { EmbeddedRelayStats } from "../../src/daemon-status.js";
 
 /** The protections; each one left out is off (an open relay, as tests use for "the network"). */
 export interface RelayGuardOptions {

@@ -6,7 +6,7 @@ import type Database from "better-sqlite3";
 import { expiredSql, nowSeconds, unexpiredSql } from "./expiry.js";
 import { MESSAGE_SUMMARY_COLUMNS, toMessageSummary, type MessageSummaryRow } from "./message-summary.js";
 import type { MessageSummary } from "../../src/read-model.js";
-import type { Inbox, InboxConversation, InboxMessage, InboxOptions, UnreadOptions, UnreadPage } from "../../src/read-model.js";
+import type { Inbox, InboxConversation, InboxOptions, UnreadOptions, UnreadPage } from "../../src/read-model.js";
 
 const SELECT_UNREAD_TOTAL = `SELECT unread FROM unread_totals WHERE agent = ?`;
 const COUNT_EXPIRED_UNREAD = `

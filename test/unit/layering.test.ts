@@ -1,5 +1,8 @@
-// Enforces DESIGN.md §4: src/ is pure (no I/O, no clock reads, no logging, no outer layers);
-// adapters/ never imports daemon/. Failures list every offending file:line.
+// Enforces the layering (docs/architecture.md, "Layers"): src/ is pure (no I/O, no clock reads,
+// no logging, no outer layers); adapters/ never imports daemon/; of the daemon's two wings, the
+// front desk (daemon/front-desk/) reaches the engine only through src/ports.ts, never its
+// internals (daemon/engine/) nor an adapter, and the engine never imports the front desk.
+// Failures list every offending file:line.
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,8 +12,9 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 interface Rule {
-  /** The layer, as a directory under the root. */
+  /** The layer, as a directory under the root (nested ones too: `daemon/engine`). */
   layer: string;
+  /** Directories under the root it may not import from. */
   forbiddenLayers: readonly string[];
   forbiddenModules?: RegExp;
   forbiddenCode?: readonly { pattern: RegExp; label: string; why: string }[];
@@ -31,6 +35,8 @@ const RULES: readonly Rule[] = [
     ],
   },
   { layer: "adapters", forbiddenLayers: ["daemon"] },
+  { layer: "daemon/engine", forbiddenLayers: ["daemon/front-desk"] },
+  { layer: "daemon/front-desk", forbiddenLayers: ["adapters", "daemon/engine"] },
 ];
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g;
@@ -56,8 +62,9 @@ function lineViolations(root: string, file: string, line: string, rule: Rule): s
     const spec = m[1]!;
     if (rule.forbiddenModules?.test(spec)) found.push(`imports ${spec} (I/O belongs in adapters/)`);
     if (spec.startsWith(".")) {
-      const target = relative(root, resolve(dirname(file), spec)).split(sep)[0];
-      if (target !== undefined && rule.forbiddenLayers.includes(target)) found.push(`imports ${spec}: ${rule.layer}/ may not import ${target}/`);
+      const target = relative(root, resolve(dirname(file), spec)).split(sep).join("/");
+      const layer = rule.forbiddenLayers.find((l) => target === l || target.startsWith(`${l}/`));
+      if (layer !== undefined) found.push(`imports ${spec}: ${rule.layer}/ may not import ${layer}/`);
     }
   }
   for (const { pattern, label, why } of rule.forbiddenCode ?? []) if (pattern.test(line)) found.push(`uses ${label}: ${why}`);
@@ -86,7 +93,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe("layering", () => {
-  it("src/ is pure and adapters/ never import daemon/", () => {
+  it("src/ is pure, adapters/ never import daemon/, the front desk never the engine nor an adapter, the engine never the front desk", () => {
     expect(scanLayers(ROOT)).toEqual([]);
   });
 
@@ -120,6 +127,30 @@ describe("layering", () => {
         "src/bad.ts:7: imports ../adapters/x.js: src/ may not import adapters/",
         "src/deep/also.ts:1: imports ../../adapters/sqlite/index.js: src/ may not import adapters/",
         "adapters/a.ts:2: imports ../daemon/run.js: adapters/ may not import daemon/",
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("the scanner reports a wing reaching into the other", () => {
+    const root = mkdtempSync(join(tmpdir(), "tenexd-layering-"));
+    try {
+      const put = (file: string, text: string) => {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), text);
+      };
+      put("daemon/front-desk/ok.ts", 'import type { ReadPort } from "../../src/ports.js";\nimport { loadProject } from "../config/index.js";\n');
+      put("daemon/front-desk/api/bad.ts", [
+        'import type { Engine } from "../../engine/engine.js";',
+        'import { SqliteIndex } from "../../../adapters/sqlite-index/index.js";',
+      ].join("\n"));
+      put("daemon/engine/bad.ts", 'import { ApiServer } from "../front-desk/api/server.js";\n');
+      put("daemon/run.ts", 'import { Engine } from "./engine/engine.js";\nimport { ApiServer } from "./front-desk/api/server.js";\n');
+      expect(scanLayers(root)).toEqual([
+        "daemon/engine/bad.ts:1: imports ../front-desk/api/server.js: daemon/engine/ may not import daemon/front-desk/",
+        "daemon/front-desk/api/bad.ts:1: imports ../../engine/engine.js: daemon/front-desk/ may not import daemon/engine/",
+        "daemon/front-desk/api/bad.ts:2: imports ../../../adapters/sqlite-index/index.js: daemon/front-desk/ may not import adapters/",
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -5,7 +5,6 @@
 import { DomainError, IndexUnavailableError } from "../../../src/errors.js";
 import { ApiClientError, DaemonUnreachableError } from "../../front-desk/client/errors.js";
 import { exitCodeOfApiCode } from "../../operator-faults.js";
-
 import { CliError, EXIT } from "../errors.js";
 
 const INVALID_STATUSES = new Set([400, 413]);

@@ -5,7 +5,6 @@ import { z } from "zod";
 import { OutgoingLimitError } from "../../../src/agent-events/index.js";
 import { DomainError, IndexUnavailableError, NotFoundError, PublishRefusedError } from "../../../src/errors.js";
 import { operatorFaultOf } from "../../operator-faults.js";
-
 import { ConflictError } from "../actions/errors.js";
 
 export class ApiError extends Error {

@@ -1,11 +1,7 @@
 // `tenexd status`: how the running daemon is doing (relays and their lag, queues, rejections,
 // errors, stuck turns, agents behind on their mail); without a daemon, what the index says.
 
-import { join } from "node:path";
-import { listDamage } from "../../../adapters/fs-log/damage-records.js";
-import { TENEX_DIR } from "../../config/read-project-files.js";
 import type { StatsView } from "../shapes.js";
-
 import type { Command } from "../../cli/command.js";
 import { EXIT } from "../../cli/errors.js";
 import { formatTable } from "../../cli/table.js";
@@ -41,7 +37,7 @@ starting, a reindex or an import), "lockedBy" names its pid.`,
           emit(ctx, "daemon", { running: true, status: s }, () => daemonText(s));
         } else {
           const stats = await src.api.stats();
-          const damage = listDamage(join(ctx.projectDir, TENEX_DIR));
+          const damage = src.damage?.() ?? [];
           emit(ctx, "index", { running: false, lockedBy: src.lockedBy ?? null, stats, damage }, () => offlineText(ctx.projectDir, stats, src.lockedBy) + damageSection(damage));
         }
         return EXIT.OK;

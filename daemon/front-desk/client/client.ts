@@ -16,7 +16,6 @@ import type {
   AuditView, ConversationDetail, ConversationItem, InboxView, MarkResult, MessageDetail, MessageItem, Page,
   PostResult, RoutingView, StatsView,
 } from "../shapes.js";
-
 import { discoverDaemon, type DaemonEndpoint } from "./discover.js";
 import { ApiClientError, DaemonUnreachableError } from "./errors.js";
 import type { DaemonStatus } from "../../../src/daemon-status.js";

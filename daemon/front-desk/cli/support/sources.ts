@@ -12,6 +12,7 @@ import { Reads, type ReadApi } from "../../reads/reads.js";
 import type { CommandContext } from "../../../cli/command.js";
 import { CliError } from "../../../cli/errors.js";
 import { join } from "node:path";
+import type { DamageRecord } from "../../../../src/daemon-status.js";
 
 export type Source = "daemon" | "index";
 
@@ -20,6 +21,8 @@ export interface ReadSource {
   source: Source;
   /** The daemon's client, when it answers. */
   client?: TenexClient;
+  /** The damage recorded in the logs, read from the files (answered from the index only: the daemon's status has it). */
+  damage?: () => DamageRecord[];
   /** Answered from the index while this live process holds the project's lock (a daemon starting, a reindex). */
   lockedBy?: number;
   close(): void;
@@ -42,7 +45,7 @@ export async function openReads(ctx: CommandContext): Promise<ReadSource> {
   const reads = new Reads(readContext(offline, new AgentDirectory(project.info), project.config.limits));
   const holder = runningDaemonPid(tenexDir(ctx));
   process.stderr.write(`${holder !== undefined ? lockedNotice(holder) : OFFLINE_NOTICE}\n`);
-  return { api: reads, source: "index", close: () => offline.close(), ...(holder !== undefined ? { lockedBy: holder } : {}) };
+  return { api: reads, source: "index", damage: () => offline.damage(), close: () => offline.close(), ...(holder !== undefined ? { lockedBy: holder } : {}) };
 }
 
 export function requireDaemon(ctx: CommandContext, what: string): TenexClient {
