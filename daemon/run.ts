@@ -4,7 +4,7 @@
 
 import { ApiServer } from "./front-desk/api/server.js";
 import type { LoadedProject } from "./config/index.js";
-import { Daemon } from "./engine/engine.js";
+import { Engine } from "./engine/engine.js";
 import type { Logger } from "./logger.js";
 
 export interface Readiness {
@@ -19,17 +19,17 @@ export interface Readiness {
 export interface RunOptions {
   /** Aborted on SIGINT/SIGTERM: stop, flush, close, then resolve. */
   signal: AbortSignal;
-  log: Logger;
+  logger: Logger;
   /** Called once the daemon is ready and its API listens. */
   onReady?: (ready: Readiness) => void;
 }
 
 export async function runDaemon(project: LoadedProject, opts: RunOptions): Promise<void> {
   if (opts.signal.aborted) return;
-  const engine = await Daemon.start(project, { log: opts.log });
+  const engine = await Engine.start(project, { logger: opts.logger });
   let api: ApiServer | undefined;
   try {
-    api = await ApiServer.start(engine.ports(), project, opts.log.child({ component: "api" }));
+    api = await ApiServer.start(engine.ports(), project, opts.logger.child({ component: "api" }));
     opts.onReady?.(engine.readiness());
     if (!opts.signal.aborted) {
       await new Promise<void>((done) => opts.signal.addEventListener("abort", () => done(), { once: true }));

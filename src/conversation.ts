@@ -1,6 +1,7 @@
-// The conversation aggregate: creation, replay, and the pure decisions that produce its records.
-// Every decide* function reads state and returns records without `n`; the caller stamps them
-// (stamp), appends them to the log and applies them (applyRecord), in that order of durability.
+// The pure decisions that produce a conversation's records (its creation and replay are
+// conversation-reducer.ts). Every decide* function reads state and returns records without
+// `n`; the caller stamps them (stamp), appends them to the log and applies them (applyRecord),
+// in that order of durability.
 
 import type { CursorMove } from "./agent-messages.js";
 import type { Conversation, ConversationStatus } from "./conversation-state.js";
@@ -9,8 +10,6 @@ import type {
   AckRecord, ArchiveRecord, CursorRecord, EventRecord, LogRecord, NewRecord, ReadRecord, StatusRecord,
 } from "./records.js";
 import type { NostrEvent } from "./types.js";
-
-export { emptyConversation, replay } from "./conversation-reducer.js";
 
 /** Gives new records the next log positions of `conv` (which is not changed). */
 export function stamp(conv: Conversation, records: readonly NewRecord[]): LogRecord[] {

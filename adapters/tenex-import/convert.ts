@@ -12,7 +12,8 @@
 // Agents are named by slug in TENEX and by pubkey here: `agentsBySlug` maps them, and whatever
 // names an unknown slug is left out, counted in one warning per conversation.
 
-import { emptyConversation, stamp } from "../../src/conversation.js";
+import { stamp } from "../../src/conversation.js";
+import { emptyConversation } from "../../src/conversation-reducer.js";
 import { mergeRecords, type MergeSource, type ProcessedMark } from "../../src/merge-records.js";
 import type { EventRecord, LogRecord, NewRecord, ReadFileRecord } from "../../src/records.js";
 import type { NostrEvent } from "../../src/types.js";

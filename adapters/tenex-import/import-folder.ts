@@ -11,8 +11,8 @@
 // nothing. Events the log already holds are not verified again.
 
 import { getEventHash } from "nostr-tools/pure";
-import { emptyConversation, replay, stamp } from "../../src/conversation.js";
-import { applyRecords } from "../../src/conversation-reducer.js";
+import { stamp } from "../../src/conversation.js";
+import { applyRecords, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { mergeRecords } from "../../src/merge-records.js";
 import type { ConversationLog } from "../../src/ports.js";

@@ -6,12 +6,11 @@
 import { listDamage } from "../../adapters/fs-log/damage-records.js";
 import { openIndexReader } from "../../adapters/sqlite-index/open-index-reader.js";
 import type { CommandPort, LiveReadPort } from "../../src/ports.js";
-import type { Daemon } from "./engine.js";
 import type { InboundRoute } from "./ingest/route.js";
-import { directorStatus } from "./status.js";
+import { directorStatus, type EngineState } from "./status.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 
-export function engineReads(d: Daemon): LiveReadPort {
+export function engineReads(d: EngineState): LiveReadPort {
   const index = openIndexReader(d.index.path);
   return {
     index,

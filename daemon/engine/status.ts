@@ -1,16 +1,59 @@
-// The Director's view of a running daemon: one plain object, the same for the API, the CLI's
-// `status` and the tests. Cheap to build: counters, in-memory state, a few index lookups
-// (one row each) and the damage records in .tenex/quarantine/ (a directory listing), no log reads. Stuck turns need the conversations with an open turn, which
-// are live in memory already; that part is async (directorStatus).
+// The Director's view of a running daemon (src/daemon-status.ts), filled from the engine's parts:
+// one plain object, the same for the API, the CLI's `status` and the tests. Cheap to build:
+// counters, in-memory state, a few index lookups (one row each) and the damage records in
+// .tenex/quarantine/ (a directory listing), no log reads. Stuck turns need the conversations
+// with an open turn, which are live in memory already; that part is async (directorStatus).
 
 import { listDamage } from "../../adapters/fs-log/damage-records.js";
-import type { DaemonStatus, StuckTurnView } from "../../src/daemon-status.js";
+import type { FileConversationLog } from "../../adapters/fs-log/index.js";
+import type { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
+import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
+import type { SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import type { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
+import type { DaemonStatus, Startup, StuckTurnView } from "../../src/daemon-status.js";
+import type { Clock, EntityFetcher } from "../../src/ports.js";
+import type { ProblemList } from "../../src/problem-list.js";
 import { stuckTurn } from "../../src/routing-health.js";
-import { EMBEDDED_MARK, type Daemon } from "./engine.js";
+import type { LoadedProject } from "../config/index.js";
+import type { AgentRunner } from "./agents/agent-runner.js";
+import type { ConversationQueues } from "./ingest/conversation-queues.js";
+import type { IngestCounters } from "./ingest/counters.js";
+import type { InboundRoute } from "./ingest/route.js";
+import type { BackgroundLoop } from "./loops/background-loop.js";
+import type { Escalator } from "./loops/escalation.js";
+import { EMBEDDED_MARK } from "./relays/embedded-start.js";
+import type { Outbox } from "./relays/outbox.js";
+import type { RelaySync } from "./relays/relay-sync.js";
+import type { ConversationStore } from "./store/conversation-store.js";
 
-// The key daemon.ts stores the embedded relay's high-water mark under (its port changes per start).
+/** The engine's parts, as it hands them to its status and its ports once started (engine.ts). */
+export interface EngineState {
+  project: LoadedProject;
+  clock: Clock;
+  startedAt: number;
+  readyAt: number | undefined;
+  startup: Startup;
+  relayUrls: readonly string[];
+  embedded: EmbeddedRelay | undefined;
+  gateway: NdkGateway;
+  sync: RelaySync;
+  counters: IngestCounters;
+  queues: ConversationQueues;
+  store: ConversationStore;
+  runner: AgentRunner;
+  escalator: Escalator;
+  verifier: OnDemandVerifier;
+  outbox: Outbox;
+  loops: readonly BackgroundLoop[];
+  /** The conversation log. */
+  log: FileConversationLog;
+  index: SqliteIndex;
+  problems: ProblemList;
+  entities: EntityFetcher;
+  route: InboundRoute;
+}
 
-export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
+export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
   const now = d.clock.now();
   return {
     pid: process.pid,
@@ -19,11 +62,11 @@ export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
     uptimeMs: now - d.startedAt,
     readyMs: d.readyAt !== undefined ? d.readyAt - d.startedAt : null,
     startup: d.startup,
-    relays: d.gateway?.health() ?? [],
+    relays: d.gateway.health(),
     lag: relayLag(d, now),
     embeddedRelay: d.embedded ? d.embedded.url : null,
     embeddedRelayGuard: d.embedded ? d.embedded.stats() : null,
-    lastCatchup: d.sync?.lastCatchup ?? null,
+    lastCatchup: d.sync.lastCatchup ?? null,
     backfill: backfillStatus(d),
     ingest: d.counters.snapshot(),
     queues: d.queues.depths(),
@@ -33,13 +76,13 @@ export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
     agents: { ...d.runner.stats },
     unread: unreadBacklog(d, now),
     escalated: {
-      agents: [...(d.escalator?.flaggedAgents ?? [])].map((pk) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk),
-      conversations: [...(d.escalator?.flaggedConversations ?? [])],
+      agents: [...d.escalator.flaggedAgents].map((pk) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk),
+      conversations: [...d.escalator.flaggedConversations],
     },
-    catchingUp: d.sync?.catchingUp ?? false,
+    catchingUp: d.sync.catchingUp,
     verifier: { poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
     outbox: d.outbox.status(),
-    loops: d.loopStatus(),
+    loops: d.loops.map((l) => ({ ...l.status })),
     log: d.log.stats(),
     // `at` (the last time) is kept beside `last` for readers of the earlier shape.
     problems: d.problems.list().map((p) => ({ at: p.last, ...p })),
@@ -49,7 +92,7 @@ export function buildStatus(d: Daemon): Omit<DaemonStatus, "turns"> {
 }
 
 /** How far behind each relay the daemon is: the newest created_at it has taken from it. */
-function relayLag(d: Daemon, now: number) {
+function relayLag(d: EngineState, now: number) {
   const marks = d.index.highWaterMarks();
   return d.relayUrls.map((url) => {
     const mark = marks.get(url) ?? (d.embedded?.url === url ? marks.get(EMBEDDED_MARK) : undefined);
@@ -61,21 +104,21 @@ function relayLag(d: Daemon, now: number) {
  * Each relay's last back-fill: complete, or why not and when it is tried again (the
  * backfill-retry loop's next run; it backs off while the back-fill stays incomplete).
  */
-function backfillStatus(d: Daemon) {
-  const retry = d.loopStatus().find((l) => l.name === "backfill-retry");
-  const relays = (d.sync?.backfillStates() ?? []).map((s) => ({ ...s, retryAt: s.complete ? null : (retry?.nextRunAt ?? null) }));
+function backfillStatus(d: EngineState) {
+  const retry = d.loops.find((l) => l.status.name === "backfill-retry")?.status;
+  const relays = d.sync.backfillStates().map((s) => ({ ...s, retryAt: s.complete ? null : (retry?.nextRunAt ?? null) }));
   return { relays, retryFailures: retry?.failures ?? 0 };
 }
 
 /** Every agent's unread count, and the ones above `limits.unreadThreshold` (falling behind). */
-function unreadBacklog(d: Daemon, now: number) {
+function unreadBacklog(d: EngineState, now: number) {
   const threshold = d.project.config.limits.unreadThreshold;
   const byAgent = d.project.agents.map((a) => ({ slug: a.slug, pubkey: a.pubkey, unread: d.index.unreadCount(a.pubkey, now) }));
   return { threshold, byAgent, overThreshold: byAgent.filter((a) => a.unread > threshold).map((a) => a.slug) };
 }
 
 /** Open turns past their deadline, or in a conversation whose routing loops or stalls. */
-export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: StuckTurnView[] }> {
+export async function stuckTurns(d: EngineState): Promise<{ open: number; stuck: StuckTurnView[] }> {
   const now = d.clock.now();
   const { limits } = d.project.config;
   const slug = (pk: string) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk.slice(0, 8);
@@ -94,6 +137,6 @@ export async function stuckTurns(d: Daemon): Promise<{ open: number; stuck: Stuc
   return { open: ids.length, stuck };
 }
 
-export async function directorStatus(d: Daemon): Promise<DaemonStatus> {
+export async function directorStatus(d: EngineState): Promise<DaemonStatus> {
   return { ...buildStatus(d), turns: await stuckTurns(d) };
 }

@@ -3,8 +3,8 @@
 // after a replay of the log.
 
 import { describe, expect, it } from "vitest";
-import { emptyConversation, stamp } from "../../src/conversation.js";
-import { applyRecord, replay } from "../../src/conversation-reducer.js";
+import { stamp } from "../../src/conversation.js";
+import { applyRecord, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import type { ExecState } from "../../src/conversation-state.js";
 import { applyExecRecord, decideExecBeat, decideExecStart, decideExecStop, initialExecState, recoverOpenSession, totalExecutionSeconds, type ExecDecision } from "../../src/execution-time.js";
 import { buildReply } from "../../src/agent-events/index.js";

@@ -1,8 +1,8 @@
 // A conversation folded as the daemon folds it (decide, stamp, apply), for tests that need
 // events in conversation order or a conversation built from events in a given arrival order.
 
-import { decideAddEvent, emptyConversation, stamp } from "../../src/conversation.js";
-import { applyRecord } from "../../src/conversation-reducer.js";
+import { decideAddEvent, stamp } from "../../src/conversation.js";
+import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import type { NewRecord } from "../../src/records.js";
 import type { NostrEvent } from "../../src/types.js";

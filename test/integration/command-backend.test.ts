@@ -6,8 +6,8 @@ import { buildAgentInput, type AgentInput } from "../../src/agent-input.js";
 import { parseAgentOutput } from "../../src/agent-output.js";
 import { runCommand, type CommandResult, type CommandSpec } from "../../daemon/engine/agents/command-backend.js";
 import { buildAgentMessages } from "../../src/agent-messages.js";
-import { decideAddEvent, emptyConversation, stamp } from "../../src/conversation.js";
-import { applyRecord } from "../../src/conversation-reducer.js";
+import { decideAddEvent, stamp } from "../../src/conversation.js";
+import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 

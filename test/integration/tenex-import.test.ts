@@ -11,7 +11,7 @@ import { importTenexFolder, type ImportOptions } from "../../adapters/tenex-impo
 import { TenexEventFormatError, decodeHistoryEntry } from "../../adapters/tenex-import/ndk-event.js";
 import { TenexSourceError } from "../../adapters/tenex-import/source-files.js";
 import type { Conversation } from "../../src/conversation-state.js";
-import { replay } from "../../src/conversation.js";
+import { replay } from "../../src/conversation-reducer.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import type { LogRecord } from "../../src/records.js";
 import type { NostrEvent } from "../../src/types.js";

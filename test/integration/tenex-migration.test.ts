@@ -14,7 +14,7 @@ import { checkProject, SourceSurvey } from "../../adapters/tenex-import/check-pr
 import { importTenexFolder, readTenexFolder, type ImportOptions } from "../../adapters/tenex-import/import-folder.js";
 import { indexItem } from "../../src/index-item.js";
 import { projectRecipients } from "../../src/messaging/recipients.js";
-import { replay } from "../../src/conversation.js";
+import { replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import type { LogRecord } from "../../src/records.js";

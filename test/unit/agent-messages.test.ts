@@ -3,8 +3,8 @@ import {
   AWAY_HEADER, NEW_INTERACTION, buildAgentMessages, type AgentContext, type BuildOptions,
 } from "../../src/agent-messages.js";
 import { ContextCache } from "../../src/agent-view.js";
-import { decideAddEvent, decideCursor, emptyConversation, stamp } from "../../src/conversation.js";
-import { applyRecord } from "../../src/conversation-reducer.js";
+import { decideAddEvent, decideCursor, stamp } from "../../src/conversation.js";
+import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
 import type { NewRecord } from "../../src/records.js";

@@ -1,9 +1,9 @@
 import { describe, it, expect } from "vitest";
 import {
   decideAck, decideAddEvent, decideArchive, decideClose, decideComplete, decideCursor, decideRead, decideReopen,
-  decideRestore, emptyConversation, replay, stamp,
+  decideRestore, stamp,
 } from "../../src/conversation.js";
-import { RecordSequenceError, applyRecord } from "../../src/conversation-reducer.js";
+import { RecordSequenceError, applyRecord, emptyConversation, replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { NotFoundError } from "../../src/errors.js";
 import { decideExecStart } from "../../src/execution-time.js";

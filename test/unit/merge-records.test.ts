@@ -2,7 +2,8 @@
 // by each record's identity; merging the result's source again adds nothing.
 
 import { describe, expect, it } from "vitest";
-import { emptyConversation, replay, stamp } from "../../src/conversation.js";
+import { stamp } from "../../src/conversation.js";
+import { emptyConversation, replay } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { totalExecutionMs } from "../../src/execution-time.js";
 import { mergeRecords, type MergeSource } from "../../src/merge-records.js";

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
-import { decideAddEvent, decideArchive, emptyConversation, stamp } from "../../src/conversation.js";
-import { applyRecord } from "../../src/conversation-reducer.js";
+import { decideAddEvent, decideArchive, stamp } from "../../src/conversation.js";
+import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { decidePhaseChange } from "../../src/phases.js";
 import type { NewRecord } from "../../src/records.js";

@@ -25,13 +25,13 @@ on the project exits 3; a .tenex that is not writable 4; no space left for it 5.
   async run(ctx) {
     // Handlers go in before anything is printed: whoever reads the report may signal at once.
     const stop = new AbortController();
-    let log = ctx.logger().child({ component: "daemon" });
+    let logger = ctx.logger().child({ component: "daemon" });
     const onSignal = (signal: NodeJS.Signals) => {
       if (stop.signal.aborted) {
-        log.warn("second signal: exiting without a clean stop", { signal });
+        logger.warn("second signal: exiting without a clean stop", { signal });
         void exitWhenFlushed(130);
       }
-      log.info("stopping", { signal });
+      logger.info("stopping", { signal });
       stop.abort();
     };
     process.on("SIGINT", onSignal);
@@ -39,12 +39,12 @@ on the project exits 3; a .tenex that is not writable 4; no space left for it 5.
     try {
       const project = await loadProject(ctx.projectDir);
       refuseEarly(project.tenexDir);
-      log = ctx.logger(project.config.logLevel).child({ component: "daemon" });
+      logger = ctx.logger(project.config.logLevel).child({ component: "daemon" });
       ctx.stdout.write(ctx.json ? `${JSON.stringify(loadedSummary(project))}\n` : loadedReport(project));
       // Loaded here, not at the top: every other command would pay for loading the daemon.
       const { runDaemon } = await import("../../run.js");
       await runDaemon(project, {
-        signal: stop.signal, log,
+        signal: stop.signal, logger,
         onReady: (r) => {
           const ready = { ready: true, ...r };
           ctx.stdout.write(ctx.json ? `${JSON.stringify(ready)}\n`
@@ -55,7 +55,7 @@ on the project exits 3; a .tenex that is not writable 4; no space left for it 5.
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
-    log.info("stopped");
+    logger.info("stopped");
     return EXIT.OK;
   },
 };

@@ -35,7 +35,7 @@ export interface RunnerDeps {
   queues: ConversationQueues;
   route: InboundRoute;
   clock: Clock;
-  log: Logger;
+  logger: Logger;
   cache: ContextCache;
   turnTimeoutMs: number;
   nameOf: (pubkey: string) => string;
@@ -153,7 +153,7 @@ export class AgentRunner {
         if (planned.event) return { records: planned.records, publish: { author: agent.pubkey, event: planned.event }, result: planned };
         return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };
       });
-      if (plan.refused) this.d.log.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
+      if (plan.refused) this.d.logger.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
       return { recorded: plan.event === undefined };
     } catch (err) {
       if (!(err instanceof PublishRefusedError)) throw err;
@@ -170,6 +170,6 @@ export class AgentRunner {
   private fail(conversationId: string, agent: AgentInfo, kind: string, message: string): void {
     this.stats.failures++;
     this.stats.lastFailure = { at: this.d.clock.now(), agent: agent.slug, conversationId, kind, message };
-    this.d.log.warn("agent run failed", { conversation: conversationId, agent: agent.slug, kind, message });
+    this.d.logger.warn("agent run failed", { conversation: conversationId, agent: agent.slug, kind, message });
   }
 }

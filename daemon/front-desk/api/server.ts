@@ -30,7 +30,7 @@ export class ApiServer {
   ) {}
 
   /** Listens beside the running engine, on its ports. */
-  static async start(ports: EnginePorts, project: LoadedProject, log: Logger): Promise<ApiServer> {
+  static async start(ports: EnginePorts, project: LoadedProject, logger: Logger): Promise<ApiServer> {
     const { host, port } = project.config.api;
     const services = apiServices(ports, project);
     const router = new Router([...readRoutes(services), ...writeRoutes(services)]);
@@ -39,7 +39,7 @@ export class ApiServer {
     const agentTokens = new Map(project.agents.filter((a) => a.backend.type === "mailbox").map((a) => [a.slug, newToken()]));
     const agents = services.actions.reads.agents;
     const credentials = new Credentials(token, agentTokens, agents);
-    const server = createServer((req, res) => void handle(req, res, { router, credentials, agents, log }));
+    const server = createServer((req, res) => void handle(req, res, { router, credentials, agents, logger }));
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -61,7 +61,7 @@ export class ApiServer {
     writePrivateFile(files.token, `${token}\n`);
     const agentFiles = writeAgentTokens(project.tenexDir, agentTokens);
     writePrivateFile(files.port, `${actual}\n`);
-    log.info("api listening", { url: `http://${host}:${actual}`, agentTokens: agentTokens.size });
+    logger.info("api listening", { url: `http://${host}:${actual}`, agentTokens: agentTokens.size });
     return new ApiServer(server, services, { token: files.token, port: files.port, agents: agentFiles }, actual);
   }
 
@@ -83,10 +83,10 @@ interface Handling {
   router: Router;
   credentials: Credentials;
   agents: AgentDirectory;
-  log: Logger;
+  logger: Logger;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, { router, credentials, agents, log }: Handling): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, { router, credentials, agents, logger }: Handling): Promise<void> {
   try {
     // Bound to loopback already; this also refuses a browser page that reaches 127.0.0.1
     // through a hostile DNS name (DNS rebinding): its Host header names that domain.
@@ -109,8 +109,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, { router, crede
     send(res, route.created ? 201 : 200, result);
   } catch (err) {
     const e = toApiError(err);
-    if (e.code === "internal") log.error("api request failed", { method: req.method, url: req.url, err });
-    else if (e.status >= 500) log.warn("api request refused", { method: req.method, url: req.url, code: e.code, detail: e.message });
+    if (e.code === "internal") logger.error("api request failed", { method: req.method, url: req.url, err });
+    else if (e.status >= 500) logger.warn("api request refused", { method: req.method, url: req.url, code: e.code, detail: e.message });
     const body: ErrorBody = { error: { code: e.code, message: e.message } };
     // A refused upload: answer, then close, rather than read the rest of a huge body.
     if (e.status === 413) res.setHeader("connection", "close");
