@@ -15,6 +15,7 @@ import type { Clock, EntityFetcher } from "../../../src/ports.js";
 import type { NewRecord } from "../../../src/records.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "../../../src/types.js";
 import type { CommandBackend, LoadedAgent } from "../../config/index.js";
+import type { CommandAgent } from "./command-agents.js";
 import type { ConversationQueues } from "../ingest/conversation-queues.js";
 import type { Logger } from "../../logger.js";
 import type { InboundRoute } from "../ingest/route.js";
@@ -42,14 +43,6 @@ export interface RunnerDeps {
   signal: AbortSignal;
   /** Resolves `nostr:` references in the context (outside the conversation's queue). */
   entities?: EntityFetcher;
-}
-
-/** An agent the daemon runs itself: a program it starts per trigger. */
-export type CommandAgent = LoadedAgent & { backend: CommandBackend };
-
-/** The project's command agents by pubkey: the ones src/runs.ts may set to work here. */
-export function commandAgentsOf(agents: readonly LoadedAgent[]): Map<string, CommandAgent> {
-  return new Map(agents.filter((a): a is CommandAgent => a.backend.type === "command").map((a) => [a.pubkey, a]));
 }
 
 interface RunError {

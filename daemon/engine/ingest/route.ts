@@ -20,7 +20,7 @@ import type { Clock, Decision, Signer } from "../../../src/ports.js";
 import { decideRuns } from "../../../src/runs.js";
 import type { NostrEvent, ProjectInfo, UnsignedEvent } from "../../../src/types.js";
 import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
-import type { CommandAgent } from "../agents/agent-runner.js";
+import type { CommandAgent } from "../agents/command-agents.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { BulkGate } from "./bulk-gate.js";
 import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome } from "./checks.js";
