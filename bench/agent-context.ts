@@ -1,4 +1,4 @@
-// buildAgentMessages on a long conversation (DESIGN.md §7): one agent's first context on 5,001
+// buildAgentMessages on a long conversation (bench/goals.ts): one agent's first context on 5,001
 // real signed events (~0.8 KB each, from a user and 3 agents), then its context after each batch
 // of 10 new events, the agent's cursor moving as the daemon moves it.
 

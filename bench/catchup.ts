@@ -1,4 +1,4 @@
-// Catch-up after downtime (DESIGN.md §5, §7): the daemon of the relay scenario ran and stopped
+// Catch-up after downtime (docs/architecture.md, bench/goals.ts): the daemon of the relay scenario ran and stopped
 // with 10,000 events stored; 10,000 more (50 more replies in each of its 200 conversations,
 // all newer) are added to the relay while it is down; it starts again and back-fills from its
 // high-water mark minus the overlap, not quietly this time (every event may set an agent to

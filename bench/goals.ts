@@ -1,18 +1,18 @@
-// The goals each figure is measured against (DESIGN.md §7 and the issues), and TENEX's own
+// The goals each figure is measured against (bench/goals.ts and the issues), and TENEX's own
 // figures on this machine where the design gives them. Kept apart from the measuring code so
 // the table can say "met" or "missed" without each benchmark judging itself.
 
 export interface Goal {
   op: ">=" | "<=";
   value: number;
-  /** TENEX's ConversationManager on the same workload, where measured (DESIGN.md §7). */
+  /** TENEX's ConversationManager on the same workload, where measured (bench/goals.ts). */
   tenex?: string;
 }
 
 export const GOALS: Readonly<Record<string, Goal>> = {
   ingest_1x5000_evps: { op: ">=", value: 3000, tenex: "19.5 ev/s" },
   ingest_1x5000_tail_ratio: { op: "<=", value: 1.5, tenex: "last 100 at 117 ms each" },
-  // DESIGN.md §7: ≥ 5,000 with every signature verified, both cores used (issue 3's 10,000 is
+  // bench/goals.ts: ≥ 5,000 with every signature verified, both cores used (issue 3's 10,000 is
   // storage alone: ingest_200x50_noverify_evps).
   ingest_200x50_evps: { op: ">=", value: 5000, tenex: "502 ev/s (no fsync)" },
   // The storage goals ("stored and indexed"), read on the same workloads without verification.

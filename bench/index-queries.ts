@@ -1,4 +1,4 @@
-// The SQLite index at scale (DESIGN.md §7): 1,000,000 messages applied through the index's own
+// The SQLite index at scale (bench/goals.ts): 1,000,000 messages applied through the index's own
 // writer (one transaction per 1,000 records, conversations of 1,000 messages, 10 agents, read
 // marks and acks as agents would leave them), then the median time of the queries the daemon and
 // the Director run: one agent's unread count, its inbox page, the full stats.

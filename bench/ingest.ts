@@ -1,4 +1,4 @@
-// Ingest "stored and indexed" (DESIGN.md §7): the daemon's own InboundRoute over the real
+// Ingest "stored and indexed" (bench/goals.ts): the daemon's own InboundRoute over the real
 // FileConversationLog (fsync'd, group commit), SqliteIndex, ConversationStore and queues in a
 // temp dir, every signature checked by a VerifierPool on all cores. Events are submitted as
 // fast as the pipeline takes them (none awaited before the next). The clock stops when the

@@ -1,4 +1,4 @@
-// From a relay, every signature verified (DESIGN.md §7): the 200 × 50 events are stored in a
+// From a relay, every signature verified (bench/goals.ts): the 200 × 50 events are stored in a
 // relay's database first (its publish path verifies at ~1,000 ev/s and would measure the
 // relay), the relay runs as its own process, then `tenexd start` runs as a child process with
 // no high-water mark: its first back-fill (quiet: no agent runs) takes all 10,000 in before the

@@ -56,7 +56,7 @@ function markdown(info: RunInfo, rows: readonly Row[]): string {
       `${Math.round(info.durationS)} s; Node ${info.node}; ${info.cpu} × ${info.cores} cores; ` +
       `1-minute load average ${info.loadavg.start} at the start, ${info.loadavg.end} at the end, ${info.loadavg.max} at most` +
       (info.loadavg.max > info.cores ? ` (above ${info.cores}: other work shared the cores, so figures are lower than this machine can do).` : "."),
-    "Goals are DESIGN.md §7's and the issues'; *limit* is the machine limit measured in the same run (see each note); " +
+    "Goals are bench/goals.ts's and the issues'; *limit* is the machine limit measured in the same run (see each note); " +
       "TENEX is TENEX's own ConversationManager on the same workload on this machine.",
     "",
     "| figure | value | unit | goal | | limit | TENEX |",

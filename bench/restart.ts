@@ -1,4 +1,4 @@
-// Restart (DESIGN.md §7): `tenexd start --json` as a child process on a project holding 10,000
+// Restart (bench/goals.ts): `tenexd start --json` as a child process on a project holding 10,000
 // (200 × 50) or 1,000,000 (20,000 × 50) real signed events, filled fast through the real log
 // and index (bench-project.ts; the 1,000,000-event store once per code version, store-cache.ts).
 // Its relay holds the events of the last 10 minutes, all the

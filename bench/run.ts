@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [-- --only name,name] [-- --cpu-prof DIR]`: runs the benchmarks
-// of DESIGN.md §7 and the issues, prints each figure beside its goal, its machine limit and
+// of bench/goals.ts and the issues, prints each figure beside its goal, its machine limit and
 // TENEX's figure, and writes bench/results/latest.{json,md}. The machine limits run first so
 // that every later figure can be printed beside the limit measured in the same run.
 //   --quick     under two minutes: the 1,000,000-event figures are left out (and said so)

@@ -1,4 +1,4 @@
-// An agent's context for one trigger (TENEX's buildAgentMessages, DESIGN.md §3).
+// An agent's context for one trigger (TENEX's buildAgentMessages, docs/contract.md).
 //
 // The context is the conversation as it stood at the trigger: the events ordered before it
 // (event-order.ts), then the trigger; nothing ordered after it, whenever it is built. The

@@ -1,5 +1,5 @@
 // Nostr entities in content (`nostr:nevent1…`, `nostr:note1…`, `nostr:naddr1…`) are inlined as
-// quotes of the referenced event when building an agent's context (DESIGN.md §3). Fetching is
+// quotes of the referenced event when building an agent's context (docs/contract.md). Fetching is
 // the port's business; a reference that cannot be fetched stays as it was.
 
 import { decode } from "nostr-tools/nip19";

@@ -1,4 +1,4 @@
-// Execution time per conversation (DESIGN.md §3), kept across restarts as start / beat / stop
+// Execution time per conversation (docs/contract.md), kept across restarts as start / beat / stop
 // records. A session left open by a crash is closed at its last heartbeat: the time up to the
 // last proof of life counts, the dead time after it does not.
 

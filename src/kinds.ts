@@ -1,4 +1,4 @@
-// Event kinds of the TENEX contract (DESIGN.md §2) and their classification.
+// Event kinds of the TENEX contract (docs/contract.md) and their classification.
 
 export const KIND = {
   PROFILE: 0,

@@ -1,4 +1,4 @@
-// Conversation phases (DESIGN.md §3): the transition table, the decision to change phase
+// Conversation phases (docs/contract.md): the transition table, the decision to change phase
 // (pure: state + request + time in, one record out) and the fold of phase records into state.
 
 import type { PhaseState } from "./conversation-state.js";

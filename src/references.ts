@@ -1,5 +1,5 @@
 // The events an event answers: what it must never be shown before. One reader for both
-// dialects a conversation is written in (DESIGN.md §2):
+// dialects a conversation is written in (docs/contract.md):
 // - NIP-22 (kind 1111, the web client and NDK `reply()`): `E` is the root, the first `e` the
 //   parent. NDK writes the parent before the root (`e`, `E`, `K`, `P`, `k`): tag order says
 //   nothing here, the tag name does.

@@ -1,4 +1,4 @@
-// Which agent an inbound conversation event triggers (DESIGN.md §2). Only the owner,
+// Which agent an inbound conversation event triggers (docs/contract.md). Only the owner,
 // whitelisted users and the project's agents may trigger anything; agent chatter that
 // addresses no other agent is recorded but never executed, which is what stops loops. In a
 // direct message or a discussion the orchestrator acts only as a party or when addressed

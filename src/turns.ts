@@ -1,4 +1,4 @@
-// Orchestrator turns (DESIGN.md §3): a turn routes agents in a phase for a reason; it completes
+// Orchestrator turns (docs/contract.md): a turn routes agents in a phase for a reason; it completes
 // when every routed agent has sent a completion, or it times out or is cancelled. At most one
 // turn is open at a time: it is always the last one.
 

@@ -1,4 +1,4 @@
-// The derived SQLite index (DESIGN.md §5): the ConversationIndex port plus the queries the
+// The derived SQLite index (docs/architecture.md): the ConversationIndex port plus the queries the
 // daemon and the Director need. It can always be dropped and rebuilt from the logs.
 
 import type Database from "better-sqlite3";

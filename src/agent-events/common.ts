@@ -1,5 +1,5 @@
 // Shared pieces of the events agents publish: references to other events, tag writers for the
-// messaging extensions (DESIGN.md §2), and the checks that keep a malformed reference from being
+// messaging extensions (docs/contract.md), and the checks that keep a malformed reference from being
 // signed: a signed event cannot be taken back, so a bad id must fail here, not at the relay.
 
 import { parseProjectCoordinate } from "../coordinate.js";

@@ -1,7 +1,7 @@
 // NIP-22 replies (kind 1111) and completions, tagged the way TENEX clients read them:
 // `E`/`K`/`P` name the root, `e`/`k` the parent (its author in `e`'s 4th element), `a` the
 // project, and lowercase `p` the ADDRESSED recipients, because p-tags are what routing follows
-// (DESIGN.md §2): tagging the parent's author there would trigger it on every reply.
+// (docs/contract.md): tagging the parent's author there would trigger it on every reply.
 
 import { KIND } from "../kinds.js";
 import type { Phase, UnsignedEvent } from "../types.js";

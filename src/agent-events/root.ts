@@ -1,5 +1,5 @@
 // Kind 11 conversation roots published by agents: a new conversation, a direct message to
-// another agent, or a discussion scoped to a role or to everyone (DESIGN.md §2).
+// another agent, or a discussion scoped to a role or to everyone (docs/contract.md).
 
 import { DomainError } from "../errors.js";
 import { KIND } from "../kinds.js";

@@ -1,4 +1,4 @@
-// What the daemon asks relays for, live and in back-fills (DESIGN.md §2, §5): the project's
+// What the daemon asks relays for, live and in back-fills (docs/contract.md, docs/architecture.md): the project's
 // conversation events, by the only people whose events it can accept. Every conversation event
 // passes decideTrigger (src/routing.ts), which rejects any author other than the owner, a
 // whitelisted user or a project agent, so naming those authors in every filter loses nothing the

@@ -1,4 +1,4 @@
-// Messaging rules (DESIGN.md §2 "Messaging extensions"): pure, state in, decision out.
+// Messaging rules (docs/contract.md "Messaging extensions"): pure, state in, decision out.
 
 export { directKey, decideDirect, type DirectDecision, type DirectEntry, type DirectRegistry } from "./direct.js";
 export { inScope, isRecipient, recipientsOf, scopeRecipients, type MessageAddressing } from "./scope.js";

@@ -81,7 +81,7 @@ const PHASE_CASES: PhaseCase[] = [
   {
     name: "a transition the table does not allow is recorded as refused and changes nothing",
     tenex: "ConversationManager.updatePhase (any phase to any phase)",
-    differs: "TENEX accepts any transition; tenexd enforces the table of DESIGN.md §3 and records the refusal with its reason",
+    differs: "TENEX accepts any transition; tenexd enforces the table of docs/contract.md and records the refusal with its reason",
     changes: [{ to: "plan", message: "planning" }, { to: "chores", message: "skip ahead" }],
     phase: "plan",
     transitions: [{ from: "chat", to: "plan" }],
@@ -143,7 +143,7 @@ const TIME_CASES: TimeCase[] = [
   {
     name: "a session a crash left open is closed at its last heartbeat",
     tenex: "executionTime: should detect and reset stale active sessions",
-    differs: "TENEX drops a session left open more than 30 minutes (its time is lost) and keeps a younger one running across the restart (counting the downtime); tenexd counts it up to its last proof of life, whatever its age (DESIGN.md §3)",
+    differs: "TENEX drops a session left open more than 30 minutes (its time is lost) and keeps a younger one running across the restart (counting the downtime); tenexd counts it up to its last proof of life, whatever its age (docs/contract.md)",
     ops: [["start", 0], ["beat", 40 * S], ["crash"]], at: 3_600 * S, seconds: 40, open: false,
   },
   { name: "rapid sessions add up", tenex: "executionTime: should handle rapid start/stop cycles", ops: [0, 1, 2, 3, 4].flatMap((i): Op[] => [["start", i * 2 * S], ["stop", i * 2 * S + S]]), at: 20 * S, seconds: 5, open: false },

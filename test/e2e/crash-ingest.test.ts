@@ -1,4 +1,4 @@
-// SIGKILL during ingest (issues 3 and 6; DESIGN.md §5): a client publishes the project's events to
+// SIGKILL during ingest (issues 3 and 6; docs/architecture.md): a client publishes the project's events to
 // a relay without pause while the daemon (a child process) ingests them; the daemon is killed at
 // a random moment (sometimes before it is ready, during recovery or catch-up), restarted, killed
 // again. After a final clean catch-up and a clean stop:

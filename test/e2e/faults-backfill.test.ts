@@ -1,4 +1,4 @@
-// The back-fill under attack and bad luck (issue 13, DESIGN.md §10): a stranger who floods the
+// The back-fill under attack and bad luck (issue 13, docs/faults.md): a stranger who floods the
 // project's `#a` in one second while the daemon is down, the project's own people writing more
 // than a page in one second, and a back-fill connection cut in the middle of its answer. Paged
 // by created_at alone, each of these made the back-fill stop at that second, call itself

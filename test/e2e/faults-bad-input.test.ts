@@ -1,4 +1,4 @@
-// Bad input (issues 4 and 6; DESIGN.md §6) against the daemon as a child process:
+// Bad input (issues 4 and 6; docs/contract.md) against the daemon as a child process:
 // - through a real relay: well-signed events it stores and serves that the daemon must refuse
 //   (sizes over the project's limits, malformed and path-shaped tags, NUL), and strangers'
 //   events, which the daemon must not even be sent (its filters name the project's people);

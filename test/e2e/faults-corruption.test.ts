@@ -1,4 +1,4 @@
-// Damaged data on disk (issues 3 and 6; DESIGN.md §5): with the daemon stopped, its logs and its
+// Damaged data on disk (issues 3 and 6; docs/architecture.md): with the daemon stopped, its logs and its
 // index are damaged the ways a crash, a bad disk or a user can damage them; then it starts.
 // Expected each time: it recovers or quarantines and says so (its log, status.problems), it keeps
 // every line that was intact (in its log, or in .tenex/quarantine/), it catches up what it lost

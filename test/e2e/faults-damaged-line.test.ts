@@ -1,4 +1,4 @@
-// A line damaged in the middle of an old log (issue 13; DESIGN.md §5, §10), as a bad disk or a
+// A line damaged in the middle of an old log (issue 13; docs/architecture.md, docs/faults.md), as a bad disk or a
 // careless editor leaves it while the daemon is stopped. Only that line may be set aside: the
 // conversation stays listed and served (API and CLI) minus that line, the damage is recorded
 // durably (status, doctor) until the operator clears it, and an event a relay still holds comes

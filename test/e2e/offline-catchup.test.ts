@@ -1,4 +1,4 @@
-// Offline and catch-up (issue 4; DESIGN.md §5 "Catch-up"): what is published while the daemon
+// Offline and catch-up (issue 4; docs/architecture.md "Catch-up"): what is published while the daemon
 // is down is processed once when it comes back, agents answer each trigger once, two relays
 // carrying the same (or different) events yield each event once, and a relay that is killed and
 // restarted mid-stream loses and doubles nothing. Daemon and relays are child processes.

@@ -1,4 +1,4 @@
-// Hostile input for the daemon (DESIGN.md §6), each with the reason the daemon must give:
+// Hostile input for the daemon (docs/contract.md), each with the reason the daemon must give:
 // - signedHostiles: well-signed events a real relay stores and serves, that the daemon must
 //   still refuse (stranger authors, sizes over the project's limits, malformed tags, path-shaped
 //   tag values, NUL, lone surrogates);

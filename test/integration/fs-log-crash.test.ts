@@ -1,4 +1,4 @@
-// SIGKILL during ingest (DESIGN.md §7: 0 acknowledged records lost over 100 trials). A child
+// SIGKILL during ingest (bench/goals.ts: 0 acknowledged records lost over 100 trials). A child
 // process appends to many conversations as fast as it can, printing each record only once its
 // append resolved; it is killed at a random moment, restarted to continue, killed again. Every
 // acknowledged record must then be in the log exactly once, and every file must parse.

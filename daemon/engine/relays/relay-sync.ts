@@ -233,7 +233,7 @@ export class RelaySync {
     const out: CatchupResult = settled.complete ? { ...result, complete: true } : { ...result, complete: false, reason: settled.reason };
     if (out.complete) {
       this.refused.delete(url);
-      // The mark is the newest created_at taken in (DESIGN.md §5). A sync that found nothing
+      // The mark is the newest created_at taken in (docs/architecture.md). A sync that found nothing
       // marks when it began instead: else the next start would take it for a first sync.
       this.raise(url, result.newest ?? Math.floor(started / 1000));
       this.synced.add(key);
