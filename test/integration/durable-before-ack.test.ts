@@ -1,7 +1,7 @@
 // Durability before acknowledgement (DESIGN.md §5), shown by what a power cut would leave, not by
 // SIGKILL (which keeps the page cache, so a log that never fsyncs passes every kill test). The
 // real log, store and ingest pipeline run over the real file calls, watched (power-cut-ops.ts):
-// at every acknowledgement (onAcknowledged, the ingest promise, the append promise), every byte
+// at every acknowledgement (a run started, the ingest promise, the append promise), every byte
 // of that event's line, and the directory entries leading to its file, must already be covered
 // by a completed fdatasync / directory fsync. Remove or defer the fdatasync in
 // adapters/fs-log/group-commit.ts, or the directory fsync of a new file, and this fails.
@@ -13,11 +13,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
-import { DEFAULT_LIMITS } from "../../adapters/edge/validate-inbound.js";
-import { ConversationQueues } from "../../daemon/ingest/conversation-queues.js";
-import { IngestCounters } from "../../daemon/ingest/counters.js";
-import { IngestPipeline } from "../../daemon/ingest/pipeline.js";
-import { ConversationStore } from "../../daemon/store/conversation-store.js";
+import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
+import type { CommandAgent } from "../../daemon/engine/agents/command-agents.js";
+import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
+import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
+import { InboundRoute } from "../../daemon/engine/ingest/route.js";
+import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
 import { recordCase } from "../helpers/fault-tools.js";
@@ -81,18 +82,25 @@ describe("durable before acknowledged (a power cut at any acknowledgement)", () 
     await store.init();
     const acks = checker(disk, dir);
     let runsAcked = 0;
-    const pipeline = new IngestPipeline({
+    // The planner is a command agent here: events that p-tag it set it to work (src/runs.ts),
+    // and its run_pending record must be durable before the run starts.
+    const runnable = new Map<string, CommandAgent>([[planner.pubkey, { ...planner, backend: { type: "command", command: ["true"], timeoutSeconds: 5 } } as unknown as CommandAgent]]);
+    const pipeline = new InboundRoute({
       project: p.info, limits: DEFAULT_LIMITS, store, queues, counters: new IngestCounters(), clock: { now: () => Date.now() },
       verifier: { check: async (ev: NostrEvent) => wasmCheck(ev) },
-      // Events that p-tag the planner set it to work: its run_pending record must be durable too.
-      runsFor: (_conv, ev) => (ev.tags.some((t) => t[0] === "p" && t[1] === planner.pubkey) ? [p.info.agents[1]!] : []),
-      onAcknowledged: (conv, ev, runs) => {
-        acks.check(conv.id, `"id":"${ev.id}"`, "onAcknowledged");
-        if (runs.length > 0) {
+      runnable, signers: new Map(),
+    });
+    // Where the route goes once an event is durable: the runs it starts are its acknowledgement.
+    pipeline.connect({
+      runs: {
+        trigger: (convId, _agent, ev) => {
           runsAcked++;
-          acks.check(conv.id, `"trigger":"${ev.id}"`, "onAcknowledged (run_pending)");
-        }
+          acks.check(convId, `"id":"${ev.id}"`, "run started");
+          acks.check(convId, `"trigger":"${ev.id}"`, "run started (run_pending)");
+        },
       },
+      outbox: { enqueue: async () => undefined },
+      threads: { request: () => undefined },
     });
 
     // 12 conversations started at once (new files, one group commit), then rounds of replies in
@@ -115,11 +123,11 @@ describe("durable before acknowledged (a power cut at any acknowledgement)", () 
 
     const events = roots.length * 6;
     recordCase("durable-before-ack", {
-      case: "durable before acknowledged (power cut at each acknowledgement)", asked: 2 * events + 16, ran: acks.checked(),
+      case: "durable before acknowledged (power cut at each acknowledgement)", asked: events + 2 * 16, ran: acks.checked(),
       unit: "acknowledgements", inputs: events, lost: acks.failures.length,
     });
-    // Each event checked at both acknowledgements, each run at its own: none passed unchecked.
-    expect(acks.checked()).toBe(2 * events + runsAcked);
+    // Each event checked when its ingest resolved, each run (its trigger and its run_pending) when it started: none passed unchecked.
+    expect(acks.checked()).toBe(events + 2 * runsAcked);
     expect(runsAcked).toBe(4 + 12);
     expect(acks.failures).toEqual([]);
     expect(disk.syncs()).toBeGreaterThan(0);
