@@ -43,19 +43,20 @@ describe("IndexFeeder", () => {
     expect(batches[0]!.records).toEqual(new Map([[a.id, [1, 2, 3]], [b.id, [1]]]));
   });
 
-  it("waits at least as long as the last apply took before the next one (the index takes at most about half the thread)", async () => {
-    const { index, batches } = recordingIndex(60);
+  it("after a slow apply, what arrives one event at a time is gathered into one batch (batches grow with the load)", async () => {
+    const { index, batches } = recordingIndex(100);
     const feeder = new IndexFeeder(index, (err) => { throw err; });
     const a = conv("a");
     feeder.add(item(a, [rec(1)]), 1);
     await feeder.idle();
-    // Added right after a 60 ms apply: applied no sooner than 60 ms after it ended.
-    feeder.add(item(a, [rec(2)]), 2);
-    feeder.add(item(a, [rec(3)]), 3);
+    // Events trickling in, each in a turn of the event loop of its own, right after a 100 ms
+    // apply: applied at once they would make three transactions; the feeder waits and makes one.
+    // (How long it waits is the bench's business, not this test's.)
+    for (const n of [2, 3, 4]) {
+      feeder.add(item(a, [rec(n)]), n);
+      await new Promise((r) => setImmediate(r));
+    }
     await feeder.idle();
-    expect(batches).toHaveLength(2);
-    expect(batches[1]!.records.get(a.id)).toEqual([2, 3]);
-    // Timers may fire up to a millisecond early.
-    expect(batches[1]!.start - batches[0]!.end).toBeGreaterThanOrEqual(58);
+    expect(batches.map((b) => b.records.get(a.id))).toEqual([[1], [2, 3, 4]]);
   });
 });
