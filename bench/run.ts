@@ -15,6 +15,7 @@ import { benchCatchup } from "./catchup.js";
 import { setDaemonNodeArgs } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { benchFsyncLimit } from "./fsync-limit.js";
+import { benchIndexFeederGap } from "./index-feeder-gap.js";
 import { benchIndexQueries } from "./index-queries.js";
 import { benchIngest } from "./ingest.js";
 import { benchLiveIngest } from "./live-ingest.js";
@@ -67,6 +68,7 @@ const TASKS: Task[] = [
     id: "sqlite-limit", est: [10, 10], produces: ["sqlite_insert_limit_rps"],
     run: async (ctx) => withLimit(await benchSqliteLimit(), "sqlite_insert_limit_rps", (v) => (ctx.limits.sqliteRps = v)),
   },
+  { id: "index-feeder-gap", est: [3, 3], produces: ["index_feeder_gap_"], run: () => benchIndexFeederGap() },
   { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
   { id: "live-ingest", est: [8, 25], produces: ["ingest_live_"], run: (ctx) => benchLiveIngest(ctx) },
   {
