@@ -118,7 +118,13 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
   }
 }
 
-/** Every record of a conversation log, parsed. */
+/**
+ * Every record of a conversation log, parsed. Read while the daemon runs, the last line may be
+ * an append in progress (no newline yet): it is not a record yet and is left out.
+ */
 export function readLog(tenexDir: string, id: string): any[] {
-  return readFileSync(join(tenexDir, "conversations", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const text = readFileSync(join(tenexDir, "conversations", `${id}.jsonl`), "utf8");
+  const lines = text.split("\n");
+  lines.pop(); // "" after the last newline, or the line still being written
+  return lines.map((l) => JSON.parse(l));
 }
