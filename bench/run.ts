@@ -27,6 +27,7 @@ import { consoleTable, toRows, writeResults, type RunInfo } from "./report.js";
 import { benchRestart } from "./restart.js";
 import { benchSqliteLimit } from "./sqlite-limit.js";
 import { storeCached } from "./store-cache.js";
+import { benchVerifyDifferential } from "./verify-differential.js";
 import { benchVerifyLimit } from "./verify-limit.js";
 import { datasetCached, SHAPES } from "./workload.js";
 
@@ -60,6 +61,7 @@ const TASKS: Task[] = [
     id: "verify-limit", est: [10, 10], produces: ["verify_"],
     run: async (ctx) => withLimit(await benchVerifyLimit(), "verify_limit_evps", (v) => (ctx.limits.verifyEvps = v)),
   },
+  { id: "verify-differential", est: [0, 45], produces: ["verify_differential_"], quickSkip: "verify_differential_* (100,000 events through both verifiers): full run only", run: () => benchVerifyDifferential() },
   {
     id: "fsync-limit", est: [5, 5], produces: ["fsync_"],
     run: async (ctx) => withLimit(await benchFsyncLimit(), "fsync_append_limit_lps", (v) => (ctx.limits.fsyncLps = v)),

@@ -1,7 +1,8 @@
 // How fast events can be verified (id hash + Schnorr signature): the machine limit behind every
 // ingest figure. Real signed events shaped like NIP-22 replies with ~0.8 KB of content.
-//   verify_limit_evps        nostr-wasm, one core (the per-core limit, DESIGN §7)
-//   verify_pool_evps         VerifierPool.verifyBatch on all cores
+//   verify_limit_evps        the verifier the daemon chooses (bcrypto native, else nostr-wasm), one core
+//   verify_wasm_evps         nostr-wasm, one core (the fallback)
+//   verify_pool_evps         VerifierPool.verifyBatch on all cores, with the chosen verifier
 //   verify_pool_stream_evps  VerifierPool.verify one event at a time (micro-batched)
 //   verify_js_evps           nostr-tools pure JS, one core (reference)
 
@@ -9,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { initNostrWasm } from "nostr-wasm";
 import { verifyEvent as jsVerifyEvent } from "nostr-tools/pure";
 import { VerifierPool } from "../adapters/verify/verifier-pool.js";
+import { chooseVerifier, loadCheck } from "../adapters/verify/verifier-choice.js";
 import { wasmVerify } from "../adapters/verify/wasm-verify.js";
 import type { NostrEvent } from "../src/types.js";
 import type { Figure } from "./figure.js";
@@ -53,18 +55,22 @@ export async function benchVerifyLimit(): Promise<Figure[]> {
   const events = await workload(EVENTS);
   const cores = availableParallelism();
 
-  const single = await rate(events.length, () => events.map(wasmVerify));
+  const choice = chooseVerifier();
+  const chosen = await loadCheck(choice.backend);
+  const single = await rate(events.length, () => events.map((ev) => chosen(ev) === "ok"));
+  const wasm = await rate(events.length, () => events.map(wasmVerify));
   // Fresh plain copies each round: nostr-tools caches its verdict on the event object itself.
   const js = await rate(JS_EVENTS, () => events.slice(0, JS_EVENTS).map((ev) => jsVerifyEvent({ ...ev })));
 
-  const pool = new VerifierPool({ workers: cores });
+  const pool = new VerifierPool({ workers: cores, backend: choice.backend });
   try {
     await pool.verifyBatch(events.slice(0, 500));
     const batch = await rate(events.length, () => pool.verifyBatch(events));
     const stream = await rate(events.length, () => Promise.all(events.map((ev) => pool.verify(ev))));
-    const note = `${cores} worker threads`;
+    const note = `${cores} worker threads, ${choice.backend}`;
     return [
-      { name: "verify_limit_evps", value: single, unit: "ev/s", note: "nostr-wasm, one core, ~0.8 KB content" },
+      { name: "verify_limit_evps", value: single, unit: "ev/s", note: `${choice.backend}${choice.fallback ? ` (fallback: ${choice.fallback})` : ""}, one core, ~0.8 KB content, best of ${ROUNDS} rounds of ${EVENTS}` },
+      { name: "verify_wasm_evps", value: wasm, unit: "ev/s", note: "nostr-wasm (the fallback), one core, same events" },
       { name: "verify_pool_evps", value: batch, unit: "ev/s", goal: "≥ 5,000 (the 200×50 ingest goal verifies every event)", limit: single * cores, note },
       { name: "verify_pool_stream_evps", value: stream, unit: "ev/s", limit: single * cores, note: `${note}, one verify() per event, micro-batched` },
       { name: "verify_js_evps", value: js, unit: "ev/s", note: "nostr-tools pure JS, one core (reference)" },

@@ -48,6 +48,8 @@ export interface RelayCountersSnapshot {
 export interface EmbeddedRelayStats extends RelayCountersSnapshot {
   limits: (TransportLimits & ConnectionLimits & ClientLimits & { inboundBytesPerSecond: number | null }) | null;
   auth: AccessPolicy["auth"] | null;
+  /** The verifier of the ids and signatures it is sent (adapters/relay/fast-event-checks.ts). */
+  verifier?: string;
   /** When the relay runs in a process of its own (relay-process.ts): which, and how often it was started again. */
   process?: { pid: number | null; restarts: number };
 }
@@ -228,7 +230,8 @@ export interface DaemonStatus {
   /** What the owner was told about and has not cleared: agents (slugs) and conversations. */
   escalated: { agents: string[]; conversations: string[] };
   catchingUp: boolean;
-  verifier: { poolRunning: boolean; inline: number; pooled: number; poolStarts: number };
+  /** Which verifier checks signatures (chosen at start) and, when it is the fallback, why. */
+  verifier: { backend: string; fallback: string | null; poolRunning: boolean; inline: number; pooled: number; poolStarts: number };
   outbox: { pending: number; sent: number; oldestAttempts: number; lastError: string | undefined };
   loops: LoopStatus[];
   /** The conversation log's writer. */

@@ -19,6 +19,7 @@ import { RelaySession } from "./relay-session.js";
 import { TagQueryRepository } from "./tag-query-repository.js";
 import { gateUpgrades } from "./upgrade-gate.js";
 import type { EmbeddedRelayStats } from "../../src/daemon-status.js";
+import { installFastEventChecks } from "./fast-event-checks.js";
 
 /** The protections; each one left out is off (an open relay, as tests use for "the network"). */
 export interface RelayGuardOptions {
@@ -65,6 +66,8 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
   const guard = opts.guard ?? {};
   const limits = guard.maxEventBytes !== undefined ? transportLimits(guard.maxEventBytes) : undefined;
   const asksAuth = guard.access !== undefined && guard.access.auth !== "off";
+  // Ids and signatures checked with the daemon's verifier, not the library's pure-JS one.
+  const verifier = await installFastEventChecks();
   const repository = new TagQueryRepository(opts.dbPath);
   await repository.init();
   const relay = new NostrRelay(repository, {
@@ -142,6 +145,7 @@ export async function startEmbeddedRelay(opts: EmbeddedRelayOptions): Promise<Em
   const close = () => (closing ??= shutdown(server, sessions, relay, repository));
   const stats = (): EmbeddedRelayStats => ({
     ...counters.snapshot(),
+    verifier: verifier.backend,
     limits: limits && guard.connections && guard.client
       ? { ...limits, ...guard.connections, ...guard.client, inboundBytesPerSecond: guard.inboundBytesPerSecond ?? null }
       : null,

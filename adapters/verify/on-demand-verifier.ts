@@ -1,9 +1,10 @@
-// Signature checks sized to the load: a trickle of events (live traffic) is verified inline with
-// nostr-wasm, ~0.5 ms each; a burst (catch-up, a busy relay) starts the worker pool on every
+// Signature checks sized to the load: a trickle of events (live traffic) is verified inline, with
+// the verifier chosen at start (verifier-choice.ts: bcrypto native, ~70 µs an event, else
+// nostr-wasm, ~0.3 ms); a burst (catch-up, a busy relay) starts the worker pool on every
 // core, and the pool is stopped again once idle. Two worker isolates hold ~50 MB, which an idle
 // daemon should not pay for. Every event is verified either way.
 //
-// nostr-wasm itself is loaded by the first inline check, not at start: a restart whose back-fill
+// nostr-wasm, when it is the one chosen, is loaded by the first inline check, not at start: a restart whose back-fill
 // only re-reads stored events does not need it until the first event to check arrives (or is
 // published), and its compiled module, its wasm heap and the wasm compiler's code cost the main
 // thread ~4 MB of resident memory (docs/architecture.md, "Memory"). The checks made while it
@@ -16,6 +17,8 @@ import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError } from "./errors.js";
 import { jsCheck } from "./js-verify.js";
+import { loadNativeCheck } from "./native-verify.js";
+import { chooseVerifier, type VerifierChoice } from "./verifier-choice.js";
 import { VerifierPool, type VerifierPoolOptions } from "./verifier-pool.js";
 import type { Verdict } from "./verify-protocol.js";
 
@@ -28,6 +31,8 @@ export interface OnDemandOptions {
   idleMs?: number;
   pool?: VerifierPoolOptions;
   now?: () => number;
+  /** The verifier, inline and in the pool's workers; default: chosen now (chooseVerifier). */
+  choice?: VerifierChoice;
 }
 
 export class OnDemandVerifier implements EventVerifier {
@@ -44,18 +49,25 @@ export class OnDemandVerifier implements EventVerifier {
   private readonly idleMs: number;
   private readonly now: () => number;
   readonly stats = { inline: 0, pooled: 0, poolStarts: 0 };
+  readonly choice: VerifierChoice;
 
   constructor(private readonly opts: OnDemandOptions = {}) {
     this.burst = opts.burstPerSecond ?? 200;
     this.idleMs = opts.idleMs ?? 30_000;
     this.now = opts.now ?? Date.now;
+    this.choice = opts.choice ?? chooseVerifier();
+    // The native module is small and loads at once; only nostr-wasm is worth loading late.
+    if (this.choice.backend === "bcrypto-native") {
+      const native = loadNativeCheck();
+      if ("check" in native) this.inline = native.check;
+    }
   }
 
   get poolRunning(): boolean {
     return this.pool !== undefined;
   }
 
-  /** True once nostr-wasm is loaded in this thread (the first inline check loads it). */
+  /** True once the inline check is loaded in this thread (nostr-wasm's: by the first inline check). */
   get inlineLoaded(): boolean {
     return this.inline !== undefined;
   }
@@ -109,7 +121,7 @@ export class OnDemandVerifier implements EventVerifier {
 
   private startPool(): VerifierPool {
     this.stats.poolStarts++;
-    this.pool = new VerifierPool(this.opts.pool);
+    this.pool = new VerifierPool({ ...this.opts.pool, backend: this.choice.backend });
     return this.pool;
   }
 

@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from "./errors.js";
+import type { VerifierBackend } from "./verifier-choice.js";
 import type { Verdict } from "./verify-protocol.js";
 import { workerFile } from "./worker-file.js";
 import { WorkerSlot, type Batch, type OnWorkerStart } from "./worker-slot.js";
@@ -21,6 +22,8 @@ export interface VerifierPoolOptions {
   lingerMs?: number;
   /** Called with every worker started, replacements included (thread ids for status, tests). */
   onWorkerStart?: OnWorkerStart;
+  /** The verifier the workers run (verifier-choice.ts); default nostr-wasm. */
+  backend?: VerifierBackend;
 }
 
 export interface VerifierPoolStats {
@@ -59,7 +62,7 @@ export class VerifierPool implements EventVerifier {
     this.lingerMs = opts.lingerMs ?? 1;
     const file = workerFile();
     this.slots = Array.from({ length: workers }, (_, i) =>
-      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart));
+      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart, opts.backend));
   }
 
   verify(ev: NostrEvent): Promise<boolean> {

@@ -13,7 +13,8 @@ const SIBLING = new URL("./verify-worker.js", import.meta.url);
 const REPO = new URL("../../", import.meta.url);
 // The modules of this repository the worker loads (its imports, transitively).
 const WORKER_SOURCES = [
-  "adapters/verify/verify-worker", "adapters/verify/wasm-verify", "adapters/verify/js-verify", "adapters/verify/verify-protocol", "src/types",
+  "adapters/verify/verify-worker", "adapters/verify/verifier-choice", "adapters/verify/native-verify", "adapters/verify/self-test",
+  "adapters/verify/wasm-verify", "adapters/verify/js-verify", "adapters/verify/verify-protocol", "src/types",
 ];
 
 export function workerFile(): URL {

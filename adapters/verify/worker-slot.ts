@@ -4,6 +4,7 @@
 
 import { Worker } from "node:worker_threads";
 import type { NostrEvent } from "../../src/types.js";
+import type { VerifierBackend } from "./verifier-choice.js";
 import { verdictOf, type Verdict, type VerifyRequest, type VerifyResponse } from "./verify-protocol.js";
 
 /** Events sent to a worker as one message, and how to answer whoever is waiting on them. */
@@ -37,6 +38,7 @@ export class WorkerSlot {
     private readonly file: URL,
     private readonly onCrash: OnCrash,
     private readonly onStart?: OnWorkerStart,
+    private readonly backend: VerifierBackend = "nostr-wasm",
   ) {
     this.spawn();
   }
@@ -74,7 +76,7 @@ export class WorkerSlot {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.file);
+    const worker = new Worker(this.file, { workerData: { backend: this.backend } });
     this.worker = worker;
     worker.unref();
     let failure: Error | undefined;

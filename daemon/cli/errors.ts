@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration, 3 the project is locked by
 // another running tenexd, 4 .tenex is not writable, 5 no space left for .tenex.
 
+import { VerifierChoiceError } from "../../adapters/verify/verifier-choice.js";
 import { ConfigError } from "../config/index.js";
 import { OPERATOR_EXIT, operatorFaultOf } from "../operator-faults.js";
 
@@ -26,6 +27,7 @@ export interface ReportedError {
 
 export function classify(err: unknown): ReportedError {
   if (err instanceof ConfigError) return { code: err.code, message: err.message, exitCode: EXIT.INVALID };
+  if (err instanceof VerifierChoiceError) return { code: "config_invalid", message: err.message, exitCode: EXIT.INVALID };
   if (err instanceof CliError) return { code: err.code, message: err.message, exitCode: err.exitCode };
   const operator = operatorFaultOf(err);
   if (operator) return { code: operator.code, message: operator.message, exitCode: operator.exitCode };

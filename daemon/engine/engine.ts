@@ -178,7 +178,10 @@ export class Engine {
       onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
     }));
     await store.init(index.openTurnConversations());
+    // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm).
     this.verifier = new OnDemandVerifier();
+    const { backend, fallback } = this.verifier.choice;
+    this.logger.info("verifier", { backend, ...(fallback !== undefined ? { fallback } : {}) });
     return { index, store };
   }
 

@@ -80,7 +80,7 @@ export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
       conversations: [...d.escalator.flaggedConversations],
     },
     catchingUp: d.sync.catchingUp,
-    verifier: { poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
+    verifier: { backend: d.verifier.choice.backend, fallback: d.verifier.choice.fallback ?? null, poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
     outbox: d.outbox.status(),
     loops: d.loops.map((l) => ({ ...l.status })),
     log: d.log.stats(),

@@ -83,13 +83,18 @@ describe("reading commands", () => {
     expect(text.stdout).toMatch(/^ {2}URL +CONNECTED +LAST EVENT +BEHIND +RECONNECTS +AUTH +LAST ERROR$/m);
     // The daemon's own embedded relay asked for AUTH, and took the daemon's answer.
     expect(text.stdout).toMatch(/^ {2}ws:\/\/127\.0\.0\.1:\d+ +yes +.* +accepted +/m);
-    expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+: \d+ connections \(\d+ authenticated\), refused: /m);
+    expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+ \(verifies with [a-z-]+\): \d+ connections \(\d+ authenticated\), refused: /m);
     expect(text.stdout).toMatch(/^ {2}reviewer +\d+/m);
     // The daemon has synced by now: how its back-fill ended.
     expect(text.stdout).toMatch(/catch-up +(running; )?last .*: complete, \d+ fetched in \d+ pages/);
     const json = (await cli(project, "status", "--json")).json();
     expect(json).toEqual(expect.objectContaining({ source: "daemon", running: true }));
     expect(json.status.relays[0].connected).toBe(true);
+    // The verifier chosen at start, in the daemon and in its embedded relay's process.
+    expect(text.stdout).toMatch(/^verifier +bcrypto-native(, worker pool running)?$/m);
+    expect(json.status.verifier).toEqual(expect.objectContaining({ backend: "bcrypto-native", fallback: null }));
+    expect(json.status.embeddedRelayGuard.verifier).toBe("bcrypto-native");
+    expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+ \(verifies with bcrypto-native\)/m);
   });
 
   it("conversations: text table and JSON, with filters", async () => {

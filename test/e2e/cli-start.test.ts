@@ -90,6 +90,24 @@ describe("tenexd CLI", () => {
     expect(JSON.parse(doctor.stdout).checks).toContainEqual({ check: "config.json", ok: false, detail: expect.stringContaining("relays[0]") });
   });
 
+  it("doctor and start say which signature verifier runs; TENEXD_VERIFIER forces the fallback, a wrong value exits 2", () => {
+    const project = join(tmp, "verifier");
+    expect(tenexd("init", "--example", "--project", project).status).toBe(0);
+    const row = (env: NodeJS.ProcessEnv) => {
+      const r = spawnSync(process.execPath, [BIN, "doctor", "--json", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...env } });
+      return { status: r.status, row: (JSON.parse(r.stdout) as { checks: { check: string }[] }).checks.find((c) => c.check === "verifier") };
+    };
+    expect(row({}).row).toEqual({ check: "verifier", ok: true, detail: "bcrypto-native" });
+    expect(row({ TENEXD_VERIFIER: "nostr-wasm" }).row).toEqual({ check: "verifier", ok: true, detail: "nostr-wasm (native verifier not used: TENEXD_VERIFIER=nostr-wasm)" });
+    const bad = row({ TENEXD_VERIFIER: "noble" });
+    expect(bad.status).toBe(2);
+    expect(bad.row).toEqual({ check: "verifier", ok: false, detail: expect.stringContaining("use bcrypto-native or nostr-wasm") });
+    const start = spawnSync(process.execPath, [BIN, "start", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, TENEXD_VERIFIER: "noble" } });
+    expect(start.status).toBe(2);
+    expect(start.stderr).toContain("tenexd: TENEXD_VERIFIER=noble is not a verifier");
+    expect(start.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("an unknown command or option is a usage error (exit 2)", () => {
     const r = tenexd("frobnicate");
     expect(r.status).toBe(2);

@@ -28,8 +28,14 @@ describe("OnDemandVerifier", () => {
     expect(verifier.stats.inline).toBe(3);
   });
 
-  it("loads nostr-wasm at the first inline check; checks made meanwhile wait for it and are answered in arrival order", async () => {
-    verifier = new OnDemandVerifier({ burstPerSecond: 100 });
+  it("with bcrypto native chosen, checks inline from the start with it (no module to load late)", async () => {
+    verifier = new OnDemandVerifier({ burstPerSecond: 100, choice: { backend: "bcrypto-native" } });
+    expect(verifier.inlineLoaded).toBe(true);
+    expect(await Promise.all([verifier.check(good(1)), verifier.check(badSig(2)), verifier.check(badId(3))])).toEqual(["ok", "bad_signature", "bad_id"]);
+  });
+
+  it("with nostr-wasm chosen, loads it at the first inline check; checks made meanwhile wait for it and are answered in arrival order", async () => {
+    verifier = new OnDemandVerifier({ burstPerSecond: 100, choice: { backend: "nostr-wasm", fallback: "test" } });
     expect(verifier.inlineLoaded).toBe(false);
     const answered: number[] = [];
     const whileLoading = await Promise.all([good(1), badSig(2), badId(3)].map((ev, i) =>

@@ -5,13 +5,14 @@ import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filler, newKey, sign } from "../helpers/events.js";
 import type { NostrEvent } from "../../src/types.js";
+import { verifyCorpus } from "../../bench/verify-corpus.js";
 import { publishManyRaw, publishRaw, queryRaw, sendRawFrame, startTestRelay, type TestRelay } from "../helpers/relay.js";
 
 /** The event as it travels (nostr-tools marks its own objects with a symbol the wire drops). */
 const wire = (ev: NostrEvent): NostrEvent => JSON.parse(JSON.stringify(ev)) as NostrEvent;
 
 describe("embedded relay", () => {
-  let relay: TestRelay;
+  let relay: Awaited<ReturnType<typeof startTestRelay>>;
   beforeAll(async () => {
     relay = await startTestRelay();
   });
@@ -54,6 +55,21 @@ describe("embedded relay", () => {
     expect(r1.message).toMatch(/^invalid/);
     expect((await publishRaw(relay.url, tampered)).accepted).toBe(false);
     expect(await queryRaw(relay.url, { authors: [key.pubkey] })).toEqual([]);
+  });
+
+  it("checks ids and signatures with the daemon's verifier, refusing every hostile class the library's schema lets through", async () => {
+    expect(relay.stats().verifier).toBe("bcrypto-native");
+    const corpus = await verifyCorpus(400, 40);
+    // Lengths and non-hex are the library's schema's to refuse; the rest reach the verifier.
+    // Hostile first: the library answers an id it stores with "duplicate" before any check.
+    const reaching = corpus.filter((c) => !/short|long|uppercase|non_hex/.test(c.cls)).filter((_, i) => i % 4 === 0)
+      .sort((a, b) => Number(a.expect === "ok") - Number(b.expect === "ok"));
+    expect(new Set(reaching.map((c) => c.cls)).size).toBeGreaterThan(10);
+    const answers: { accepted: boolean; message: string }[] = [];
+    for (const c of reaching) answers.push(await publishRaw(relay.url, c.ev));
+    const wrong = reaching.filter((c, i) => answers[i]!.accepted !== (c.expect === "ok")
+      || (c.expect !== "ok" && !/^invalid: (id|signature) is wrong/.test(answers[i]!.message)));
+    expect(wrong.map((c) => `${c.cls}: ${JSON.stringify(answers[reaching.indexOf(c)])}`)).toEqual([]);
   });
 
   it("answers a garbage frame with a NOTICE and keeps serving", async () => {

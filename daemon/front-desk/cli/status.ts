@@ -72,6 +72,7 @@ ${fields([
     ["queues", `conversations ${s.queues.conversations}, queued ${s.queues.queued}, running ${s.queues.running}`],
     ["catch-up", catchupText(s, now)],
     ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],
+    ["verifier", `${s.verifier.backend}${s.verifier.fallback ? ` (native verifier not used: ${s.verifier.fallback})` : ""}${s.verifier.poolRunning ? ", worker pool running" : ""}`],
     ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
     ["turns", `open ${s.turns.open}, stuck ${s.turns.stuck.length}`],
@@ -101,7 +102,7 @@ function authText(a: DaemonStatus["relays"][number]["auth"]): string {
 /** Connections to the embedded relay and what it refused, by reason. */
 function embeddedText(url: string, r: NonNullable<DaemonStatus["embeddedRelayGuard"]>): string {
   const refused = Object.entries(r.refused).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
-  return `${url}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;
+  return `${url}${r.verifier ? ` (verifies with ${r.verifier})` : ""}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;
 }
 
 /** The back-fill running now, how the last one ended, and every relay still incomplete said loudly, with its next try. */

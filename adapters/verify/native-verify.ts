@@ -1,0 +1,50 @@
+// Id and signature check of one event with bcrypto's native BIP-340 (libsecp256k1 compiled at
+// install), ~4.7× nostr-wasm per core (docs/architecture.md, "Signature checks"). bcrypto is an
+// optional dependency: when it did not build, or loaded only its pure-JS backend (slower than
+// nostr-wasm), `loadNativeCheck` says why and the daemon falls back to nostr-wasm
+// (verifier-choice.ts). The id is hashed with node:crypto, the serialization nostr-wasm hashes.
+
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import type { NostrEvent } from "../../src/types.js";
+import { formVerdict } from "./js-verify.js";
+import type { Verdict } from "./verify-protocol.js";
+
+export type Check = (ev: NostrEvent) => Verdict;
+
+interface Schnorr {
+  /** 2 when libsecp256k1 is bound natively; 0 or 1 for bcrypto's JS backends. */
+  native: number;
+  verify(msg: Buffer, sig: Buffer, key: Buffer): boolean;
+}
+
+/** The check, or why bcrypto's native backend cannot give one here. */
+export function loadNativeCheck(): { check: Check } | { reason: string } {
+  let schnorr: Schnorr;
+  try {
+    schnorr = createRequire(import.meta.url)("bcrypto/lib/schnorr") as Schnorr;
+  } catch (err) {
+    return { reason: `bcrypto is not installed or did not build (${err instanceof Error ? err.message.split("\n")[0] : String(err)})` };
+  }
+  if (schnorr.native !== 2) return { reason: `bcrypto loaded without its native backend (native=${schnorr.native})` };
+  return { check: (ev) => nativeCheck(schnorr, ev) };
+}
+
+function nativeCheck(schnorr: Schnorr, ev: NostrEvent): Verdict {
+  const form = formVerdict(ev);
+  if (form) return form;
+  try {
+    if (eventHash(ev) !== ev.id) return "bad_id";
+    return schnorr.verify(Buffer.from(ev.id, "hex"), Buffer.from(ev.sig, "hex"), Buffer.from(ev.pubkey, "hex")) ? "ok" : "bad_signature";
+  } catch {
+    // Fields of the wrong type (the edge checks refuse them first): no verdict can vouch for it.
+    return "bad_signature";
+  }
+}
+
+/** sha256 of the NIP-01 serialization, as nostr-wasm writes it (pubkey and numbers unquoted by JSON). */
+export function eventHash(ev: NostrEvent): string {
+  return createHash("sha256")
+    .update(`[0,"${ev.pubkey}",${ev.created_at},${ev.kind},${JSON.stringify(ev.tags)},${JSON.stringify(ev.content)}]`)
+    .digest("hex");
+}
