@@ -9,6 +9,37 @@ import { WebSocket, type ClientOptions } from "ws";
 // and neither NDK nor the gateway's reconnector tries again while a connection is in flight.
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** Takes the text of an EVENT frame (`["EVENT",…`) a relay sent on one of the daemon's sockets. */
+export type EventFrameTap = (text: string) => void;
+
+// By relay url (normalized): the taps of the live subscriptions on that relay's sockets.
+const taps = new Map<string, Set<EventFrameTap>>();
+const EVENT_PREFIX = Buffer.from('["EVENT",');
+const urlKey = (url: string) => {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+};
+
+/**
+ * Hands every EVENT frame from `url`'s sockets to `tap` instead of NDK (live-subscription.ts):
+ * NDK wrapped each one in an event object, matched and deduplicated it for the subscription
+ * and emitted it, ~80 µs of the main thread an event (docs/architecture.md, "Per-event CPU
+ * budget"). NDK keeps every other frame: EOSE, CLOSED, AUTH, OK, NOTICE. Returns the undo.
+ */
+export function tapEventFrames(url: string, tap: EventFrameTap): () => void {
+  const key = urlKey(url);
+  let set = taps.get(key);
+  if (!set) taps.set(key, (set = new Set()));
+  set.add(tap);
+  return () => {
+    set.delete(tap);
+    if (set.size === 0 && taps.get(key) === set) taps.delete(key);
+  };
+}
+
 export class BoundedWebSocket extends WebSocket {
   /** One limit for every socket made from the global (the process holds one daemon). */
   static maxPayload = 1024 * 1024;
@@ -19,6 +50,21 @@ export class BoundedWebSocket extends WebSocket {
       ...options,
       maxPayload: Math.min(options?.maxPayload ?? Number.POSITIVE_INFINITY, BoundedWebSocket.maxPayload),
     });
+  }
+
+  // ws emits "message" (data, isBinary) for every frame; NDK listens through onmessage.
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "message" && args[1] === false && taps.size > 0) {
+      const data = args[0];
+      const set = Buffer.isBuffer(data) && data.length > EVENT_PREFIX.length && data.subarray(0, EVENT_PREFIX.length).equals(EVENT_PREFIX)
+        ? taps.get(urlKey(this.url)) : undefined;
+      if (set && set.size > 0) {
+        const text = (data as Buffer).toString();
+        for (const tap of set) tap(text);
+        return true;
+      }
+    }
+    return super.emit(event, ...args);
   }
 }
 

@@ -1,10 +1,16 @@
 // A live subscription across several relays: one pinned NDK subscription per relay, re-sent
-// on that relay after each reconnect (NDK does not re-send a REQ on a new connection).
+// on that relay after each reconnect (NDK does not re-send a REQ on a new connection). NDK sends
+// the REQ, answers AUTH, sends it again after AUTH and reports EOSE and CLOSED; the events
+// themselves are taken off the socket before NDK sees them (bounded-websocket.ts tapEventFrames),
+// parsed once, matched against the filters as NDK did (a stranger's event a relay sends anyway
+// costs nothing more), and handed on as they came.
 
 import type NDK from "@nostr-dev-kit/ndk";
 import type { NDKSubscription } from "@nostr-dev-kit/ndk";
 import type { RelayFilter, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
+import { matchFilters, type Filter } from "nostr-tools/filter";
+import { tapEventFrames } from "./bounded-websocket.js";
 import type { RelayLink } from "./relay-links.js";
 import { openRelaySub } from "./relay-sub.js";
 
@@ -20,6 +26,7 @@ export class LiveSubscription implements RelaySubscription {
   /** Relays whose current REQ has been answered with EOSE, and who waits for the others. */
   private readonly eosed = new Set<string>();
   private readonly waiters = new Set<() => void>();
+  private readonly untaps = new Map<string, () => void>();
   private closed = false;
 
   constructor(
@@ -28,7 +35,10 @@ export class LiveSubscription implements RelaySubscription {
     private readonly filters: RelayFilter[],
     private readonly hooks: LiveSubscriptionHooks,
   ) {
-    for (const link of links) this.open(link);
+    for (const link of links) {
+      this.untaps.set(link.url, tapEventFrames(link.url, (text) => this.frame(text, link.url)));
+      this.open(link);
+    }
   }
 
   /** Re-sends the REQ on `url` (its connection is new). */
@@ -68,8 +78,30 @@ export class LiveSubscription implements RelaySubscription {
     this.closed = true;
     for (const sub of this.perRelay.values()) sub.stop();
     this.perRelay.clear();
+    for (const untap of this.untaps.values()) untap();
+    this.untaps.clear();
     for (const check of [...this.waiters]) check();
     this.hooks.onDone(this);
+  }
+
+  /** An EVENT frame from `url`: the event, if it matches the filters (a malformed one goes on, for the checks to count). */
+  private frame(text: string, url: string): void {
+    if (this.closed) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return; // Not NIP-01 (NDK dropped these too).
+    }
+    if (!Array.isArray(msg) || msg[0] !== "EVENT") return;
+    const ev = msg[2] as NostrEvent;
+    let matches: boolean;
+    try {
+      matches = matchFilters(this.filters as Filter[], ev);
+    } catch {
+      matches = true;
+    }
+    if (matches) this.hooks.onEvent(ev, url);
   }
 
   private open(link: RelayLink): void {

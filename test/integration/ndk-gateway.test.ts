@@ -3,7 +3,8 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { verifyEvent } from "nostr-tools/pure";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NDKSubscription } from "@nostr-dev-kit/ndk";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GatewayClosedError, PublishRejectedError } from "../../adapters/nostr/errors.js";
 import { KeySigner, InvalidSecretKeyError } from "../../adapters/nostr/key-signer.js";
 import { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
@@ -151,6 +152,25 @@ describe("NdkGateway on two relays", () => {
     await publishRaw(a.url, sign(key, 1111, "after close"));
     await new Promise((r) => setTimeout(r, 300));
     expect(seen).toHaveLength(4);
+  });
+
+  it("takes live events off the socket itself: NDK builds no event object for them, and still answers the rest", async () => {
+    const received = vi.spyOn(NDKSubscription.prototype, "eventReceived");
+    try {
+      const key = newKey();
+      const seen: NostrEvent[] = [];
+      const sub = gw.subscribe([{ kinds: [1111], authors: [key.pubkey], limit: 0 }], (ev) => seen.push(ev));
+      expect(await sub.active(5_000)).toBe(true);
+      const evs = [sign(key, 1111, "one"), sign(key, 1111, "two"), sign(newKey(), 1111, "a stranger's")];
+      expect(await publishManyRaw(a.url, evs)).toHaveLength(3);
+      await until("the two matching events", () => seen.length >= 2);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(seen).toEqual([wire(evs[0]!), wire(evs[1]!)]);
+      expect(received).not.toHaveBeenCalled();
+      sub.close();
+    } finally {
+      received.mockRestore();
+    }
   });
 
   it("filters tags itself although the relay's live delivery ignores them", async () => {
