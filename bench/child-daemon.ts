@@ -111,6 +111,8 @@ export interface DaemonChild {
   rssMb(): { rss: number; peak: number };
   /** CPU seconds the process has used so far (all threads, user + system). */
   cpuSeconds(): number;
+  /** CPU seconds of its main thread alone (the JS event loop; not the workers, libuv's pool or V8's helpers). */
+  mainThreadCpuSeconds(): number;
   stop(): Promise<void>;
   kill(): Promise<void>;
 }
@@ -174,6 +176,7 @@ export async function startDaemon(projectDir: string, alsoWatch: number[] = [], 
     pid, ready, wallMs, logs, cpu,
     rssMb: () => rssOf(pid),
     cpuSeconds: () => cpuSecondsOf(pid),
+    mainThreadCpuSeconds: () => cpuSecondsOf(pid, pid),
     stop: () => stopChild(child, "SIGTERM"),
     kill: () => stopChild(child, "SIGKILL"),
   };
@@ -218,9 +221,9 @@ export function coresOver(d: DaemonChild, windowMs: number): number[] {
   return end.seconds.map((s, i) => (span > 0 ? (s - start.seconds[i]!) / span : 0));
 }
 
-/** CPU seconds a process has used so far (all threads, user + system). */
-export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** CPU seconds a process has used so far (all threads, user + system), or one of its threads' (`tid`). */
+export function cpuSecondsOf(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
   // Fields after the command name (which may hold spaces) start at field 3: utime is 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;

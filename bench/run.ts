@@ -27,6 +27,7 @@ import { consoleTable, toRows, writeResults, type RunInfo } from "./report.js";
 import { benchRestart } from "./restart.js";
 import { benchSqliteLimit } from "./sqlite-limit.js";
 import { storeCached } from "./store-cache.js";
+import { benchTriggerLatency } from "./trigger-latency.js";
 import { benchVerifyDifferential } from "./verify-differential.js";
 import { benchVerifyLimit } from "./verify-limit.js";
 import { datasetCached, SHAPES } from "./workload.js";
@@ -72,7 +73,8 @@ const TASKS: Task[] = [
   },
   { id: "index-feeder-gap", est: [3, 3], produces: ["index_feeder_gap_"], run: () => benchIndexFeederGap() },
   { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
-  { id: "live-ingest", est: [8, 25], produces: ["ingest_live_"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "live-ingest", est: [8, 25], produces: ["ingest_live_", "ingest_main_cpu_us_per_event"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "trigger-latency", est: [20, 20], produces: ["trigger_spawn_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
   {
     id: "relay-ingest", est: [25, 25], produces: ["ingest_relay_"],
     run: async (ctx, s) => {

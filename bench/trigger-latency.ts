@@ -1,0 +1,185 @@
+// Milliseconds from message to agent, and from the agent's answer to the relay (issue 18):
+// `tenexd start` as a child process, one command agent (a shell script), and a loopback relay of
+// the benchmark's own (like replay-relay.ts) that pushes each trigger down the daemon's live
+// subscription at a known time and takes the daemon's published events.
+//   trigger_spawn_p50_ms / _p99_ms        the trigger frame sent → the agent's script running
+//                                          (its first `date`), an idle daemon
+//   trigger_spawn_loaded_p99_ms           the same while 2,000 ev/s of other traffic (the 200×50
+//                                          set, which sets nobody to work) flows down the same socket
+//   answer_to_relay_p99_ms                the agent's answer printed (its last `date`, then `echo`)
+//                                          → its signed reply received by the relay
+// Clocks: the script's `date +%s%N` and this process's performance.timeOrigin + now(), both the
+// system's real-time clock. The spawn figure includes `sh` starting and one `date` (~1-2 ms).
+
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { NostrEvent } from "../src/types.js";
+import { round, type BenchContext } from "./bench-context.js";
+import { writeBenchProject } from "./bench-project.js";
+import { logLine, pollFor, startDaemon } from "./child-daemon.js";
+import type { Figure } from "./figure.js";
+import { liveEvents } from "./live-ingest.js";
+import { benchCoordinate, benchKeys } from "./workload.js";
+
+const IDLE_TRIGGERS = 60;
+const IDLE_GAP_MS = 40;
+const LOADED_TRIGGERS = 50;
+const BACKGROUND_EVPS = 2_000;
+const nowMs = () => performance.timeOrigin + performance.now();
+
+const SCRIPT = (log: string) => `#!/bin/sh
+s=$(date +%s%N)
+in=$(cat)
+id=$(printf '%s' "$in" | grep -o '"id":"[0-9a-f]\\{64\\}"' | head -n 1 | cut -d'"' -f4)
+p=$(date +%s%N)
+echo "$id $s $p" >> ${JSON.stringify(log)}
+echo '{"reply":"ok"}'
+`;
+
+interface LatencyRelay {
+  url: string;
+  live(): WebSocket | undefined;
+  subId(): string | undefined;
+  /** When each root's reply (by root id) reached the relay, ms. */
+  replies: Map<string, number>;
+  close(): Promise<void>;
+}
+
+async function startLatencyRelay(author: string): Promise<LatencyRelay> {
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((ok) => wss.once("listening", ok));
+  let live: WebSocket | undefined;
+  let sub: string | undefined;
+  const replies = new Map<string, number>();
+  wss.on("connection", (ws) => {
+    ws.on("message", (data) => {
+      const at = nowMs();
+      let msg: unknown;
+      try {
+        msg = JSON.parse(data.toString());
+      } catch {
+        return;
+      }
+      if (!Array.isArray(msg)) return;
+      if (msg[0] === "EVENT" && typeof msg[1]?.id === "string") {
+        const ev = msg[1] as NostrEvent;
+        if (ev.pubkey === author) {
+          const root = ev.tags.find((t) => t[0] === "E")?.[1];
+          if (root && !replies.has(root)) replies.set(root, at);
+        }
+        ws.send(JSON.stringify(["OK", ev.id, true, ""]));
+      }
+      if (msg[0] !== "REQ" || typeof msg[1] !== "string") return;
+      ws.send(JSON.stringify(["EOSE", msg[1]]));
+      if (msg.slice(2).every((f: { limit?: number }) => f?.limit === 0)) {
+        live = ws;
+        sub = msg[1];
+      }
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    live: () => live, subId: () => sub, replies,
+    close: () => new Promise<void>((r) => {
+      for (const c of wss.clients) c.terminate();
+      wss.close(() => r());
+    }),
+  };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> {
+  const keys = benchKeys();
+  const sk = generateSecretKey();
+  const agentPk = getPublicKey(sk);
+  const background = await liveEvents(ctx);
+  const dir = mkdtempSync(join(tmpdir(), "tenexd-trigger-bench-"));
+  const relay = await startLatencyRelay(agentPk);
+  try {
+    const project = writeBenchProject(join(dir, "project"), keys, [relay.url]);
+    const log = join(dir, "spawns.log");
+    const script = join(dir, "agent.sh");
+    writeFileSync(script, SCRIPT(log));
+    chmodSync(script, 0o755);
+    writeFileSync(join(project.tenexDir, "keys", "latency.key"), `${Buffer.from(sk).toString("hex")}\n`, { mode: 0o600 });
+    const agentsFile = join(project.tenexDir, "agents.json");
+    const agents = JSON.parse(readFileSync(agentsFile, "utf8")) as { agents: unknown[] };
+    agents.agents.push({ slug: "latency", name: "Latency", role: "latency", key: { file: "keys/latency.key" }, backend: { type: "command", command: ["/bin/sh", script] } });
+    writeFileSync(agentsFile, JSON.stringify(agents, null, 2));
+
+    const daemon = await startDaemon(project.dir);
+    try {
+      await logLine(daemon, "caught up", 30_000);
+      const ws = await pollFor(() => relay.live(), 30_000, "no live subscription");
+      const head = `["EVENT",${JSON.stringify(relay.subId())},`;
+      const owner = Uint8Array.from(Buffer.from(keys.owner.sk, "hex"));
+      const trigger = (i: number): NostrEvent => finalizeEvent({
+        kind: 11, created_at: Math.floor(Date.now() / 1000), content: `latency ${i}`,
+        tags: [["a", benchCoordinate(keys)], ["title", `latency ${i}`], ["p", agentPk]],
+      }, owner) as NostrEvent;
+      const sent = new Map<string, number>();
+      const send = (ev: NostrEvent) => {
+        ws.send(`${head}${JSON.stringify(ev)}]`);
+        sent.set(ev.id, nowMs());
+      };
+      // Idle: one trigger at a time, a pause between.
+      const idle: string[] = [];
+      for (let i = 0; i < IDLE_TRIGGERS; i++) {
+        const ev = trigger(i);
+        idle.push(ev.id);
+        send(ev);
+        await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
+      }
+      // Loaded: the background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
+      const loaded: string[] = [];
+      const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
+      const every = Math.floor(bodies.length / LOADED_TRIGGERS);
+      const t0 = performance.now();
+      for (let i = 0; i < bodies.length; i++) {
+        const due = t0 + (i * 1000) / BACKGROUND_EVPS;
+        if (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+        ws.send(bodies[i]!);
+        if (i % every === 0) {
+          const ev = trigger(IDLE_TRIGGERS + i);
+          loaded.push(ev.id);
+          send(ev);
+        }
+      }
+      const pushedMs = performance.now() - t0;
+      const all = [...idle, ...loaded];
+      const spawns = () => new Map(readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => {
+        const [id, s, p] = l.split(" ");
+        return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
+      }));
+      await pollFor(() => (all.every((id) => relay.replies.has(id)) ? true : undefined), 60_000, `not every trigger answered (${relay.replies.size} of ${all.length})`);
+      const seen = spawns();
+      const spawnMs = (ids: string[]) => ids.map((id) => seen.get(id)!.spawned - sent.get(id)!);
+      const answerMs = all.map((id) => relay.replies.get(id)! - seen.get(id)!.printed);
+      const idleMs = spawnMs(idle), loadedMs = spawnMs(loaded);
+      const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
+      const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
+      return [
+        { name: "trigger_spawn_p50_ms", value: round(pct(idleMs, 50), 1), unit: "ms", note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(idleMs)}; from the frame sent to the script's first \`date\`` },
+        { name: "trigger_spawn_p99_ms", value: round(pct(idleMs, 99), 1), unit: "ms", note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS}: the second largest)` },
+        {
+          name: "trigger_spawn_loaded_p99_ms", value: round(pct(loadedMs, 99), 1), unit: "ms",
+          note: `${loaded.length} triggers among ${bodies.length} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${Math.round(bodies.length / (pushedMs / 1000))} ev/s; they set nobody to work): ${stats(loadedMs)}`,
+        },
+        { name: "answer_to_relay_p99_ms", value: round(pct(answerMs, 99), 1), unit: "ms", note: `all ${all.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(answerMs)}` },
+      ];
+    } finally {
+      await daemon.stop();
+    }
+  } finally {
+    await relay.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
