@@ -11,7 +11,7 @@ import { EventRepositorySqlite } from "@nostr-relay/event-repository-sqlite";
 import type { NostrEvent } from "../src/types.js";
 import { CACHE_DIR, ensureDataset, readDataset, type Shape } from "./workload.js";
 
-const BIN = resolve(import.meta.dirname, "../../bin/tenexd.js");
+export const BIN = resolve(import.meta.dirname, "../../bin/tenexd.js");
 const RELAY_MAIN = resolve(import.meta.dirname, "../adapters/relay/relay-main.js");
 // Linux's USER_HZ: /proc reports CPU time in these ticks.
 const CLOCK_TICKS = 100;

@@ -52,6 +52,9 @@ export const GOALS: Readonly<Record<string, Goal>> = {
   trigger_spawn_p99_ms: { op: "<=", value: 25 },
   trigger_spawn_loaded_p99_ms: { op: "<=", value: 100 },
   answer_to_relay_p99_ms: { op: "<=", value: 25 },
+  // Issue 18: the Director's commands against a running daemon, wall time (node -e 0 beside it).
+  cli_status_wall_ms: { op: "<=", value: 150 },
+  cli_conversations_wall_ms: { op: "<=", value: 150 },
   // Issue 18: the native verifier and its fallback agree on every one of 100,000 events.
   verify_differential_mismatches: { op: "<=", value: 0 },
   // Issue 13: the daemon's memory under 100 clients sending frames at and over the relay's limits.

@@ -12,6 +12,7 @@ import { benchAgentContext } from "./agent-context.js";
 import { benchContext, type BenchContext } from "./bench-context.js";
 import { benchCacheRss } from "./cache-rss.js";
 import { benchCatchup } from "./catchup.js";
+import { benchCliWall } from "./cli-wall.js";
 import { setDaemonNodeArgs } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { benchFsyncLimit } from "./fsync-limit.js";
@@ -94,6 +95,7 @@ const TASKS: Task[] = [
     },
   },
   { id: "restart-10k", est: [30, 45], produces: ["restart_10k_", "status_10k_"], run: (ctx) => benchRestart(ctx, "10k") },
+  { id: "cli-wall", est: [15, 15], produces: ["cli_"], run: (ctx) => benchCliWall(ctx) },
   { id: "agent-context", est: [8, 8], produces: ["agent_context_"], run: () => benchAgentContext() },
   {
     id: "cache-rss", est: [0, 220], produces: ["cache_rss_", "cache_heap_"],

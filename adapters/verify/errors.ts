@@ -40,3 +40,8 @@ export class WorkerFileError extends VerifierError {
     super(`verifier worker: ${detail}; run \`npm run build\``, "worker_file");
   }
 }
+
+/** TENEXD_VERIFIER names no verifier (verifier-choice.ts); a configuration error (exit 2). */
+export class VerifierChoiceError extends Error {
+  override name = "VerifierChoiceError";
+}

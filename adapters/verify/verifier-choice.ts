@@ -4,6 +4,7 @@
 // TENEXD_VERIFIER=nostr-wasm forces the fallback (to compare them, or to rule the native module
 // out); any other value is refused at start.
 
+import { VerifierChoiceError } from "./errors.js";
 import { eventHash, loadNativeCheck, type Check } from "./native-verify.js";
 import { selfTest } from "./self-test.js";
 
@@ -17,10 +18,7 @@ export interface VerifierChoice {
 }
 
 export const VERIFIER_ENV = "TENEXD_VERIFIER";
-
-export class VerifierChoiceError extends Error {
-  override name = "VerifierChoiceError";
-}
+export { VerifierChoiceError };
 
 /** `loadNative` is bcrypto's loader (tests hand in a broken one). */
 export function chooseVerifier(env: NodeJS.ProcessEnv = process.env, loadNative = loadNativeCheck): VerifierChoice {

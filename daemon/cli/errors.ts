@@ -2,8 +2,10 @@
 // Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration, 3 the project is locked by
 // another running tenexd, 4 .tenex is not writable, 5 no space left for .tenex.
 
-import { VerifierChoiceError } from "../../adapters/verify/verifier-choice.js";
-import { ConfigError } from "../config/index.js";
+// The error alone (no verifier is loaded with it): every command loads this file.
+import { VerifierChoiceError } from "../../adapters/verify/errors.js";
+// Its own file, not config/index.js: every command loads this one, and the schemas (zod) only some need.
+import { ConfigError } from "../config/errors.js";
 import { OPERATOR_EXIT, operatorFaultOf } from "../operator-faults.js";
 
 export const EXIT = { OK: 0, FAILURE: 1, INVALID: 2, ...OPERATOR_EXIT } as const;

@@ -1,9 +1,10 @@
 // agents.json: the project's agents, their keys and how the daemon reaches each of them.
 
 import { z } from "zod";
+import { AGENT_SLUG } from "../../src/agent-slug.js";
 import { exactlyOne, positiveInt, pubkey, relativePath, staysInside, strict } from "./primitives.js";
 
-export const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export { AGENT_SLUG };
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const key = strict({

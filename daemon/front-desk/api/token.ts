@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_SLUG } from "../../config/agents-schema.js";
+// The rule alone: the CLI's client reads token files, and agents.json's schemas (zod) are not its business.
+import { AGENT_SLUG } from "../../../src/agent-slug.js";
 
 export const TOKEN_FILE = "daemon.token";
 export const PORT_FILE = "daemon.port";

@@ -2,13 +2,9 @@
 // runs, the index opened read-only (said on stderr, and as "source": "index" in JSON). Commands
 // that change state need the daemon: only it writes.
 
-import { loadProject } from "../../../config/index.js";
 import { TenexClient } from "../../client/client.js";
 import { discoverDaemon, runningDaemonPid } from "../../client/discover.js";
-import { openOfflineReads } from "../../../offline-reads.js";
-import { AgentDirectory } from "../../reads/agent-directory.js";
-import { readContext } from "../../reads/read-context.js";
-import { Reads, type ReadApi } from "../../reads/reads.js";
+import type { ReadApi } from "../../reads/reads.js";
 import type { CommandContext } from "../../../cli/command.js";
 import { CliError } from "../../../cli/errors.js";
 import { join } from "node:path";
@@ -40,6 +36,12 @@ export async function openReads(ctx: CommandContext): Promise<ReadSource> {
     const client = new TenexClient(endpoint);
     return { api: client, client, source: "daemon", close: () => undefined };
   }
+  // Loaded only here: the configuration's schemas (zod), the index (better-sqlite3) and the reads
+  // were most of a `tenexd status` against a running daemon (cli_status_wall_ms, bench/cli-wall.ts).
+  const [{ loadProject }, { openOfflineReads }, { AgentDirectory }, { readContext }, { Reads }] = await Promise.all([
+    import("../../../config/index.js"), import("../../../offline-reads.js"), import("../../reads/agent-directory.js"),
+    import("../../reads/read-context.js"), import("../../reads/reads.js"),
+  ]);
   const project = await loadProject(ctx.projectDir);
   const offline = openOfflineReads(project);
   const reads = new Reads(readContext(offline, new AgentDirectory(project.info), project.config.limits));
