@@ -126,6 +126,6 @@ export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenari
     ...(single !== undefined ? { limit: single } : {}),
     note: `tenexd as a child process, first back-fill from a relay child process (seeded directly), every signature verified; ` +
       `${stored} events stored and indexed in ${Math.round(run.ms)} ms (${backfillText(run, expected)}, of ${ctx.cores}); ` +
-      `limit = single-core nostr-wasm verify rate${single !== undefined ? ` (${round(rate / single, 2)}× of one core)` : ""}`,
+      `limit = one core's verify rate with the verifier the daemon chose (verify_limit_evps)${single !== undefined ? ` (${round(rate / single, 2)}× of one core)` : ""}`,
   }];
 }
