@@ -84,7 +84,11 @@ export class LiveSubscription implements RelaySubscription {
     this.hooks.onDone(this);
   }
 
-  /** An EVENT frame from `url`: the event, if it matches the filters (a malformed one goes on, for the checks to count). */
+  /**
+   * An EVENT frame from `url`: the event, if it matches the filters. One whose fields the match
+   * cannot read (tags not an array…) is dropped there, as NDK dropped it; anything else malformed
+   * goes on, for the edge checks to count.
+   */
   private frame(text: string, url: string): void {
     if (this.closed) return;
     let msg: unknown;
@@ -99,7 +103,7 @@ export class LiveSubscription implements RelaySubscription {
     try {
       matches = matchFilters(this.filters as Filter[], ev);
     } catch {
-      matches = true;
+      matches = false;
     }
     if (matches) this.hooks.onEvent(ev, url);
   }

@@ -253,7 +253,7 @@ describe("bad input", () => {
     await aliveOrRestarted();
     await stillServes(async (ev) => fake.push([(sub) => JSON.stringify(["EVENT", sub, ev])]), "forged events");
     const counted = await countedByReason(before, tally(sent));
-    // Strangers' events and foreign pubkeys pushed live are dropped by NDK (not the filter's authors).
+    // Strangers' events and foreign pubkeys pushed live are dropped by the live subscription's filter match (not the filter's authors).
     expect(counted.not_authorised ?? 0).toBe(before.not_authorised ?? 0);
     const health = (await apiStatus(project.tenexDir)).relays.find((h: { url: string }) => h.url === fake.url);
     expect(health?.reconnects, "the fake relay's reconnects in the status").toBeGreaterThanOrEqual(1);

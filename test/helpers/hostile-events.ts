@@ -110,13 +110,14 @@ export function forgedEvents(i: number, ctx: HostileContext): Hostile[] {
     // Not one of the filter's authors: NDK drops it before the daemon sees it (else bad_pubkey_format).
     { label: "bad_pubkey", expect: NOT_DELIVERED, event: with_({ pubkey: `../${i}` }) },
     { label: "bad_sig_format", expect: "bad_sig_format", event: with_({ sig: "00" }) },
-    // The edge would call these unknown_kind and malformed; NDK drops them first (kind not in the filter).
+    // The edge would call these unknown_kind and malformed; the live subscription drops them first
+    // (kind not in the filter; tags it cannot match), as NDK did.
     { label: "unknown_kind", expect: NOT_DELIVERED, event: ctx.owner(4242, `kind ${i}`, [["a", ctx.coordinate]]) },
     { label: "kind_string", expect: NOT_DELIVERED, event: with_({ kind: "11" }) },
     { label: "tags_not_array", expect: NOT_DELIVERED, event: with_({ tags: "a" }) },
     { label: "content_not_string", expect: "malformed", event: with_({ content: i + 1 }) },
-    // NDK turns a missing sig into "".
-    { label: "sig_missing", expect: "bad_sig_format", event: { ...good(), sig: undefined } },
+    // Live events reach the edge checks as sent (NDK used to turn a missing sig into "").
+    { label: "sig_missing", expect: "malformed", event: { ...good(), sig: undefined } },
     { label: "created_at_float", expect: "bad_created_at", event: with_({ created_at: 1.5 + i }) },
     { label: "created_at_negative", expect: "bad_created_at", event: with_({ created_at: -1 - i }) },
     { label: "created_at_future", expect: "bad_created_at", event: ctx.owner(11, `future ${i}`, [["a", ctx.coordinate]], Math.floor(Date.now() / 1000) + 86_400) },
