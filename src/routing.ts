@@ -4,7 +4,8 @@
 // direct message or a discussion the orchestrator acts only as a party or when addressed
 // (messaging/participation.ts).
 
-import { isConversationKind, startsConversation } from "./kinds.js";
+import { isRootEvent } from "./conversation-of.js";
+import { isConversationKind } from "./kinds.js";
 import { excludesOrchestrator, TEAM, type Participation } from "./messaging/participation.js";
 import { isCompletion, mentionedPubkeys } from "./tags.js";
 import type { AgentInfo, NostrEvent, ProjectInfo } from "./types.js";
@@ -72,7 +73,7 @@ export function decideTrigger(ev: NostrEvent, project: ProjectInfo, participatio
   }
   const first = addressed[0];
   if (first) return { action: "trigger", agent: first, addressed, reason: `p-tagged agent ${first.slug}` };
-  if (startsConversation(ev.kind)) return toOrchestrator(ev, project, addressed, "new conversation addressing no agent");
+  if (isRootEvent(ev)) return toOrchestrator(ev, project, addressed, "new conversation addressing no agent");
   if (agentByPubkey(project, ev.pubkey)) {
     return { action: "record", addressed, reason: "agent reply addressing no other agent: recorded, not executed" };
   }

@@ -43,7 +43,11 @@ export const mentionedPubkeys = (tags: Tags) => tagValues(tags, "p");
 export const titleOf = (tags: Tags) => tagValue(tags, "title");
 export const phaseOf = (tags: Tags): Phase | undefined => oneOf(PHASES, tagValue(tags, "phase"));
 export const toolOf = (tags: Tags) => tagValue(tags, "tool");
-export const isCompletion = (tags: Tags) => toolOf(tags) === "complete";
+/**
+ * A completion: `["tool","complete"]` (tenexd's agents, both dialects), or today's TENEX kind 1
+ * completion `["status","completed"]` (the edge allows that value on kind 1 only).
+ */
+export const isCompletion = (tags: Tags) => toolOf(tags) === "complete" || tagValue(tags, "status") === "completed";
 export const claudeSessionOf = (tags: Tags) => tagValue(tags, "claude-session");
 export const triggeringEventOf = (tags: Tags) => tagValue(tags, "triggering-event-id");
 export const priorityOf = (tags: Tags): Priority | undefined => oneOf(PRIORITIES, tagValue(tags, "priority"));

@@ -8,7 +8,7 @@
 import { KIND } from "../kinds.js";
 import type { RelayFilter } from "../ports.js";
 
-export const CONVERSATION_KINDS: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK];
+export const CONVERSATION_KINDS: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK, KIND.TEXT_NOTE];
 
 export interface ProjectAudience {
   coordinate: string;
@@ -26,13 +26,20 @@ export function authorsOf(a: ProjectAudience): string[] {
 /**
  * Events tagged with the project, plus replies that name an agent or sit in a thread one of our
  * users rooted: NDK's reply() does not carry the `a` tag over. What is not in a known
- * conversation is ignored by the inbound checks.
+ * conversation is ignored by the inbound checks (a kind 1 before its signature is checked).
+ *
+ * Kind 1 has no uppercase `P` (the root's author): NIP-10's reply p-tags the parent's author and
+ * every pubkey the parent p-tagged, so a reply to an agent's message names the agent, and a reply
+ * to a user's message names that user. `#p` of the agents and of the users is its equivalent.
+ * (`#e` of the conversations held would catch a reply that names neither, e.g. a user answering
+ * only themselves without the `a` tag, but it grows with the history: docs/contract.md.)
  */
 export function projectFilters(a: ProjectAudience): RelayFilter[] {
   const authors = authorsOf(a);
   return [
     { kinds: [...CONVERSATION_KINDS], "#a": [a.coordinate], authors },
-    { kinds: [KIND.REPLY], "#p": [...a.agents], authors },
+    { kinds: [KIND.REPLY, KIND.TEXT_NOTE], "#p": [...a.agents], authors },
     { kinds: [KIND.REPLY], "#P": [...a.users], authors },
+    { kinds: [KIND.TEXT_NOTE], "#p": [...a.users], authors },
   ];
 }

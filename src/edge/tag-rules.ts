@@ -34,8 +34,10 @@ interface TagRule {
 }
 
 // The messaging extensions ride on conversation messages only. A TENEX task (1934) carries its
-// own `status` values (pending, done, …), which must not get it refused.
-const MESSAGES: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY];
+// own `status` values (pending, done, …), which must not get it refused; today's TENEX marks a
+// kind 1 completion `["status","completed"]` (src/tags.ts reads it as one).
+const NIP22_MESSAGES: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY];
+const MESSAGES: readonly number[] = [...NIP22_MESSAGES, KIND.TEXT_NOTE];
 
 const RULES: ReadonlyMap<string, TagRule> = new Map<string, TagRule>([
   ["E", { check: valued(hex64) }],
@@ -49,15 +51,20 @@ const RULES: ReadonlyMap<string, TagRule> = new Map<string, TagRule>([
   ["phase", { check: valued(oneOf(PHASES)) }],
   ["priority", { check: valued(oneOf(PRIORITIES)), kinds: MESSAGES }],
   ["type", { check: valued(oneOf(MESSAGE_TYPES)), kinds: MESSAGES }],
-  ["status", { check: valued(oneOf(["open", "closed"])), kinds: MESSAGES }],
+  ["status", { check: valued(oneOf(["open", "closed"])), kinds: NIP22_MESSAGES }],
   ["scope", { check: scope, kinds: MESSAGES }],
+]);
+
+// Rules that differ for one kind: checked instead of the general rule of the same tag.
+const NOTE_RULES: ReadonlyMap<string, TagRule> = new Map<string, TagRule>([
+  ["status", { check: valued(oneOf(["open", "closed", "completed"])) }],
 ]);
 
 /** Why the first tag that breaks its rule does, or undefined when every read tag is well formed. */
 export function tagRuleViolation(kind: number, tags: readonly string[][]): string | undefined {
   for (let i = 0; i < tags.length; i++) {
     const tag = tags[i]!;
-    const rule = RULES.get(tag[0]!);
+    const rule = (kind === KIND.TEXT_NOTE ? NOTE_RULES.get(tag[0]!) : undefined) ?? RULES.get(tag[0]!);
     if (!rule || (rule.kinds && !rule.kinds.includes(kind))) continue;
     const why = rule.check(tag);
     if (why) return `tag ${i} (${tag[0]}): ${why}`;

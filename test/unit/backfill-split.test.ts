@@ -27,7 +27,9 @@ describe("project filters", () => {
     const a = { coordinate: COORD, users: [U1, U2], agents: [AG, U2] };
     expect(authorsOf(a)).toEqual([U1, U2, AG]);
     const filters = projectFilters(a);
-    expect(filters.map((f) => Object.keys(f).find((k) => k.startsWith("#")))).toEqual(["#a", "#p", "#P"]);
+    expect(filters.map((f) => Object.keys(f).find((k) => k.startsWith("#")))).toEqual(["#a", "#p", "#P", "#p"]);
+    // Both dialects: kind 1 is asked for with the project tag and, for replies without it, by `#p`.
+    expect(filters.filter((f) => f.kinds!.includes(1)).map((f) => Object.keys(f).find((k) => k.startsWith("#")))).toEqual(["#a", "#p", "#p"]);
     for (const f of filters) expect(f.authors).toEqual([U1, U2, AG]);
   });
 });

@@ -56,7 +56,7 @@ describe("validateInbound: each reject reason", () => {
   });
 
   it("unknown_kind", () => {
-    expect(outcome(sign(agent, 1, "a kind 1 note"))).toBe("unknown_kind");
+    expect(outcome(sign(agent, 1111 + 1, "a kind 1112"))).toBe("unknown_kind");
     expect(outcome(sign(agent, 30023, "an article", [["d", "x"]]))).toBe("unknown_kind");
   });
 

@@ -4,8 +4,8 @@
 // whether its author may trigger anything (src/routing.ts). A refused event is counted with its
 // reason and changes nothing else.
 
-import { projectOf } from "../../../src/coordinate.js";
 import { conversationIdOf } from "../../../src/conversation-of.js";
+import { placeEvent, placedBeforeSignature } from "../../../src/edge/placement.js";
 import { validateInbound, type Limits } from "../../../src/edge/validate-inbound.js";
 import { isConversationKind, KNOWN_KINDS } from "../../../src/kinds.js";
 import type { Clock } from "../../../src/ports.js";
@@ -63,6 +63,9 @@ export class InboundChecks {
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
+    // Kind 1 is placed before its signature is checked: a stranger's note costs only its tags.
+    const early = placedBeforeSignature(ev.kind) ? await this.place(ev, bulk, rootInFlight) : undefined;
+    if (early && early.status !== "placed") return early;
     let verdict: Verdict;
     try {
       verdict = await this.d.verifier.check(ev);
@@ -72,26 +75,45 @@ export class InboundChecks {
     }
     if (verdict !== "ok") return this.reject(verdict, verdict === "bad_id" ? "id is not the event's hash" : "signature does not verify", ev.id, relay);
     if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
-
-    const conversationId = conversationIdOf(ev);
-    if (!conversationId) return this.reject("bad_tag_shape", "reply without a hex `E` root tag", ev.id, relay);
-    const coord = projectOf(ev.tags);
-    // Relays deliver other projects' events too (live delivery ignores #a filters).
-    if (coord !== undefined && coord !== this.d.project.coordinate) return this.ignore("other_project", ev.id);
-    // A reply without the project tag belongs to us only through its root. Delivered in order,
-    // the root may still be being checked when the reply comes: wait for it rather than drop
-    // the reply.
-    const root = coord === undefined && !this.d.store.has(conversationId) ? rootInFlight(conversationId) : undefined;
-    if (root) await root.catch(() => undefined);
-    if (coord === undefined && !this.d.store.has(conversationId)) {
-      // A back-fill pages newest first and meets replies before their roots: one without the
-      // project tag is handed back, to be tried again once the back-fill has brought its root.
-      if (bulk) return { status: "deferred", reason: "root_not_known_yet", eventId: ev.id };
-      return this.ignore("no_project_tag", ev.id);
-    }
+    const placed = early ?? await this.place(ev, bulk, rootInFlight, relay);
+    if (placed.status !== "placed") return placed;
+    const { conversationId } = placed;
     const refused = refusal(ev, this.d.project);
     if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
     return { status: "checked", ev, conversationId };
+  }
+
+  /**
+   * The event's conversation, if it is this project's (src/edge/placement.ts). A reply without the
+   * project tag belongs to us only through its root. Delivered in order, the root may still be
+   * being checked when the reply comes: wait for it rather than drop the reply.
+   */
+  private async place(
+    ev: NostrEvent, bulk: boolean, rootInFlight: (id: string) => Promise<unknown> | undefined, relay?: string,
+  ): Promise<{ status: "placed"; conversationId: string } | IngestOutcome> {
+    const holds = (id: string) => this.d.store.has(id);
+    let placement = placeEvent(ev, this.d.project.coordinate, holds);
+    if (placement.is === "unplaced" && !placement.root) {
+      const root = rootInFlight(placement.conversationId);
+      if (root) {
+        await root.catch(() => undefined);
+        placement = placeEvent(ev, this.d.project.coordinate, holds);
+      }
+    }
+    switch (placement.is) {
+      case "ours":
+        return { status: "placed", conversationId: placement.conversationId };
+      case "no_root":
+        return this.reject("bad_tag_shape", "reply without a hex `E` root tag", ev.id, relay);
+      // Relays deliver other projects' events too (live delivery ignores #a filters).
+      case "other_project":
+        return this.ignore("other_project", ev.id);
+      case "unplaced":
+        // A back-fill pages newest first and meets replies before their roots: one without the
+        // project tag is handed back, to be tried again once the back-fill has brought its root.
+        if (bulk && !placement.root) return { status: "deferred", reason: "root_not_known_yet", eventId: ev.id };
+        return this.ignore("no_project_tag", ev.id);
+    }
   }
 
   /**

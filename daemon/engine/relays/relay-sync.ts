@@ -218,7 +218,7 @@ export class RelaySync {
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
       filters: this.filters(),
       since, pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT,
-      space: { authors: authorsOf(this.audience), enumerable: [{ tag: "#E", kinds: [KIND.REPLY], idsOf: ROOT_KINDS }] },
+      space: { authors: authorsOf(this.audience), enumerable: ENUMERABLE },
       ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet, !again).then(
         (o) => o.status === "deferred",
         (err: unknown) => (failed++, this.d.onError?.(err), false),
@@ -288,7 +288,9 @@ export class RelaySync {
 }
 
 // A root's id is the `E` of its replies: roots seen in a full second are conversations to enumerate.
+// Kind 1 replies name their root in a NIP-10 `e`: the roots the notes of that second point to.
 const ROOT_KINDS = [KIND.CONVERSATION_ROOT, KIND.TASK];
+const ENUMERABLE = [{ tag: "#E" as const, kinds: [KIND.REPLY], idsOf: ROOT_KINDS }, { tag: "#e" as const, kinds: [KIND.TEXT_NOTE] }];
 
 /** The relays' back-fills as one: counts added up, complete only if every one is. */
 function sumResults(results: CatchupResult[]): CatchupResult {

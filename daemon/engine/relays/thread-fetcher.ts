@@ -100,7 +100,8 @@ export class ThreadFetcher {
     let refused = 0;
     const result = await catchUp({
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
-      filters: [{ ids: [rootId], authors }, { kinds: [KIND.REPLY], "#E": [rootId], authors }],
+      // Both dialects: NIP-22 replies name the root in `E`, kind 1 replies in a NIP-10 `e`.
+      filters: [{ ids: [rootId], authors }, { kinds: [KIND.REPLY], "#E": [rootId], authors }, { kinds: [KIND.TEXT_NOTE], "#e": [rootId], authors }],
       since: undefined, pageSize: 500, maxInFlight: 1_000, space: { authors, enumerable: [] },
       // A reply met before its root is taken in again after the root (catchup.ts).
       ingest: (ev, again) => this.d.ingest(ev, url, quiet, !again).then((o) => o.status === "deferred", () => (refused++, false)),
