@@ -1,8 +1,10 @@
 // What an agent's output becomes (docs/agent-protocol.md): a route opens an orchestrator turn
 // (through the phase transition table: a refused phase routes nobody), a phase request goes
-// through the same table, and reply/complete become the agent's signed NIP-22 event.
+// through the same table, and reply/complete become the agent's signed event, in the dialect of
+// its trigger unless the project chose one (src/dialect.ts).
 
-import { buildCompletion, buildReply } from "./agent-events/index.js";
+import { buildCompletion, buildNoteCompletion, buildNoteReply, buildReply } from "./agent-events/index.js";
+import { replyDialect, type DialectSetting } from "./dialect.js";
 import type { Conversation } from "./conversation-state.js";
 import { handoffMessage, decideHandoff } from "./messaging/handoff.js";
 import { decidePhaseChange } from "./phases.js";
@@ -23,6 +25,8 @@ export interface OutputContext {
   now: number;
   /** The id a route's new turn gets (a fresh one per output: the caller draws it). */
   turnId: string;
+  /** The project's dialect setting (config.json `dialect`). */
+  dialect?: DialectSetting;
 }
 
 export interface OutputPlan {
@@ -79,8 +83,9 @@ export function planOutput(out: AgentOutput, c: OutputContext): OutputPlan {
     netTimeSecs: c.netTimeSecs, createdAt: Math.floor(c.now / 1000),
     ...(out.priority ? { priority: out.priority } : {}), ...(out.type ? { type: out.type } : {}),
   };
+  const kind1 = replyDialect(c.dialect, c.trigger) === "kind1";
   const event = out.complete
-    ? buildCompletion({ ...base, orchestrator: c.orchestrator.pubkey })
-    : buildReply({ ...base, recipients });
+    ? (kind1 ? buildNoteCompletion : buildCompletion)({ ...base, orchestrator: c.orchestrator.pubkey })
+    : (kind1 ? buildNoteReply : buildReply)({ ...base, recipients });
   return { records, event };
 }

@@ -48,6 +48,8 @@ export interface ProjectInfo {
   /** Whitelisted human users (the owner is always allowed). */
   whitelist: readonly string[];
   agents: readonly AgentInfo[];
+  /** The dialect agents answer in (src/dialect.ts); the trigger's own when absent or "auto". */
+  dialect?: "auto" | "nip22" | "kind1";
 }
 
 /** 64 lowercase hex characters: event ids and pubkeys. */

@@ -2,6 +2,7 @@
 // Every default lives here; docs/config.md describes each field.
 
 import { z } from "zod";
+import { DIALECT_SETTINGS } from "../../src/dialect.js";
 import { AUTH_MODES } from "../../src/relay-guard/access.js";
 import { DEFAULT_CONNECTION_LIMITS } from "../../src/relay-guard/admission.js";
 import { DEFAULT_CLIENT_LIMITS, DEFAULT_INBOUND_BYTES_PER_SECOND } from "../../src/relay-guard/client-limits.js";
@@ -66,6 +67,8 @@ export const configSchema = strict({
   limits: limits.prefault({}),
   catchup: strict({ overlapSeconds: z.number().int().min(0, { error: "must be 0 or more" }).default(300) }).prefault({}),
   heartbeatSeconds: positiveInt.default(15),
+  /** The dialect agents answer in: the trigger's own ("auto"), NIP-22 kind 1111, or kind 1 (src/dialect.ts). */
+  dialect: z.enum(DIALECT_SETTINGS, { error: `must be one of ${DIALECT_SETTINGS.map((m) => `"${m}"`).join(", ")}` }).default("auto"),
   logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.map((l) => `"${l}"`).join(", ")}` }).default("info"),
 });
 

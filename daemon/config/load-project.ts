@@ -29,7 +29,7 @@ export async function loadProject(projectDir: string, env: Env = process.env): P
     agents,
     orchestrator,
     relayAuth: relayAuth.key,
-    info: projectInfo(coordinate, owner.pubkey, files.config.whitelist, agents),
+    info: { ...projectInfo(coordinate, owner.pubkey, files.config.whitelist, agents), dialect: files.config.dialect },
   };
 }
 

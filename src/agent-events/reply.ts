@@ -31,7 +31,7 @@ export interface ReplyInput extends MessagingOptions {
   createdAt: number;
 }
 
-function optionalTags(input: ReplyInput): string[][] {
+export function optionalTags(input: ReplyInput): string[][] {
   const out: string[][] = [];
   if (input.session !== undefined) out.push(["claude-session", input.session]);
   if (input.triggeringEventId !== undefined) out.push(["triggering-event-id", input.triggeringEventId]);

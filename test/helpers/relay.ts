@@ -139,14 +139,37 @@ function withSocket<T>(url: string, body: (ws: WebSocket, done: (v: T) => void, 
 const frames = (ws: WebSocket, on: (msg: unknown[]) => void) =>
   ws.on("message", (data) => on(JSON.parse(String(data)) as unknown[]));
 
-/** Sends EVENT and returns the relay's OK answer. */
-export function publishRaw(url: string, event: NostrEvent): Promise<{ accepted: boolean; message: string }> {
-  return withSocket(url, (ws, done) => {
+/**
+ * Sends EVENT and returns the relay's OK answer. With `auth` (a secret key) it first answers the
+ * relay's AUTH challenge (NIP-42), as a client of a relay that requires AUTH for writes must.
+ */
+export function publishRaw(url: string, event: NostrEvent, opts: { auth?: Uint8Array } = {}): Promise<{ accepted: boolean; message: string }> {
+  return withSocket(url, (ws, done, fail) => {
+    const send = () => ws.send(JSON.stringify(["EVENT", event]));
+    const authed = authAnswerer(ws, url, opts.auth, send, fail);
     frames(ws, (m) => {
+      if (authed(m)) return;
       if (m[0] === "OK" && m[1] === event.id) done({ accepted: m[2] === true, message: String(m[3] ?? "") });
     });
-    ws.send(JSON.stringify(["EVENT", event]));
+    if (!opts.auth) send();
   });
+}
+
+/** Answers the relay's AUTH challenge with `sk`, then calls `then`; true for the frames it handled. */
+function authAnswerer(ws: WebSocket, url: string, sk: Uint8Array | undefined, then: () => void, fail: (err: Error) => void): (m: unknown[]) => boolean {
+  let authId: string | undefined;
+  return (m) => {
+    if (m[0] === "AUTH" && sk) {
+      const ev = finalizeEvent(authEventTemplate(String(m[1]), url, Math.floor(Date.now() / 1000)), sk);
+      authId = ev.id;
+      ws.send(JSON.stringify(["AUTH", ev]));
+      return true;
+    }
+    if (m[0] !== "OK" || authId === undefined || m[1] !== authId) return false;
+    if (m[2] === true) then();
+    else fail(new Error(`relay refused our AUTH: ${String(m[3])}`));
+    return true;
+  };
 }
 
 /** Sends many EVENTs on one connection and returns the ids the relay accepted (OK true). */
@@ -180,18 +203,10 @@ export function reqRaw(url: string, filter: RelayFilter, opts: { auth?: Uint8Arr
   const subId = `raw-${Math.random().toString(36).slice(2, 10)}`;
   return withSocket(url, (ws, done, fail) => {
     const events: NostrEvent[] = [];
-    let authId: string | undefined;
     const req = () => ws.send(JSON.stringify(["REQ", subId, filter]));
+    const authed = authAnswerer(ws, url, opts.auth, req, fail);
     frames(ws, (m) => {
-      if (m[0] === "AUTH" && opts.auth) {
-        const ev = finalizeEvent(authEventTemplate(String(m[1]), url, Math.floor(Date.now() / 1000)), opts.auth);
-        authId = ev.id;
-        ws.send(JSON.stringify(["AUTH", ev]));
-      } else if (m[0] === "OK" && m[1] === authId) {
-        if (m[2] === true) req();
-        else fail(new Error(`relay refused our AUTH: ${String(m[3])}`));
-      }
-      if (m[1] !== subId) return;
+      if (authed(m) || m[1] !== subId) return;
       if (m[0] === "EVENT") events.push(m[2] as NostrEvent);
       else if (m[0] === "EOSE") done({ events });
       else if (m[0] === "CLOSED") done({ events, closed: String(m[2]) });

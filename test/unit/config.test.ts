@@ -68,7 +68,7 @@ describe("loadProject: the example project", () => {
       maxBufferedBytes: 16_777_216, inboundBytesPerSecond: 4_194_304,
     });
     expect(c.relayAuth).toEqual({});
-    expect([c.catchup.overlapSeconds, c.heartbeatSeconds, c.logLevel, c.whitelist]).toEqual([300, 15, "info", []]);
+    expect([c.catchup.overlapSeconds, c.heartbeatSeconds, c.logLevel, c.whitelist, c.dialect]).toEqual([300, 15, "info", [], "auto"]);
   });
 
   it("normalises npub keys to hex (owner pubkey and whitelist)", async () => {
@@ -212,6 +212,7 @@ describe("loadProject: bad configuration names the file, the field and a fix", (
     edit(dir, "config.json", (j) => {
       j.api.host = "0.0.0.0";
       j.heartbeatSeconds = "15";
+      j.dialect = "kind11";
       j.project.owner.pubkey = newKey().pubkey;
       delete j.project.title;
     });
@@ -220,6 +221,7 @@ describe("loadProject: bad configuration names the file, the field and a fix", (
     expect(err.message).toContain('config.json: project.owner: set exactly one of "pubkey" or "keyFile"');
     expect(err.message).toContain('config.json: api.host: must be "127.0.0.1"');
     expect(err.message).toContain('config.json: heartbeatSeconds: must be a number (got string "15")');
+    expect(err.message).toContain('config.json: dialect: must be one of "auto", "nip22", "kind1"');
 
     writeFileSync(join(dir, ".tenex/config.json"), "{ \"project\": ");
     expect((await loadError(dir)).message).toMatch(/^config\.json: is not valid JSON: /);

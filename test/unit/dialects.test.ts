@@ -10,6 +10,12 @@ import { DEFAULT_LIMITS, validateInbound } from "../../src/edge/validate-inbound
 import { KNOWN_KINDS } from "../../src/kinds.js";
 import { decideTrigger } from "../../src/routing.js";
 import { isCompletion } from "../../src/tags.js";
+import type { AgentOutput } from "../../src/agent-output.js";
+import type { Conversation } from "../../src/conversation-state.js";
+import type { DialectSetting } from "../../src/dialect.js";
+import { planOutput } from "../../src/output-plan.js";
+import type { NostrEvent } from "../../src/types.js";
+import { conversationOf } from "../helpers/conversation.js";
 import { newKey, sign, testProject } from "../helpers/events.js";
 import { noteCompletion, noteReply, noteRoot, positionalReply } from "../helpers/tenex-client.js";
 
@@ -90,5 +96,47 @@ describe("placing a kind 1 before its signature is checked", () => {
     expect(placeEvent(reply, p.coordinate, holds).is).toBe("unplaced");
     held.add(root.id);
     expect(placeEvent(reply, p.coordinate, holds)).toEqual({ is: "ours", conversationId: root.id });
+  });
+});
+
+describe("an agent's answer, in the trigger's dialect", () => {
+  const orchestrator = p.info.agents.find((a) => a.isOrchestrator)!;
+  const plannerInfo = p.info.agents.find((a) => a.slug === "planner")!;
+  const plan = (trigger: NostrEvent, conv: Conversation, out: AgentOutput, dialect?: DialectSetting) =>
+    planOutput(out, {
+      conv, agent: plannerInfo, trigger, agents: p.info.agents, orchestrator, turnTimeoutMs: 1000, netTimeSecs: 2,
+      now: NOW * 1000, turnId: "t1", ...(dialect ? { dialect } : {}),
+    }).event!;
+  const tagsNamed = (ev: { tags: string[][] }, name: string) => ev.tags.filter((t) => t[0] === name);
+
+  it("a kind 1 trigger gets a kind 1 reply with NIP-10 marks, the project and the addressed p", () => {
+    const root = noteRoot(p.owner, p.coordinate, "Build it", [planner.pubkey]);
+    const answer = plan(root, conversationOf(root.id, [root], p.coordinate), { reply: "outline", recipients: ["coder"] });
+    expect(answer.kind).toBe(1);
+    expect(tagsNamed(answer, "e")).toEqual([["e", root.id, "", "root"], ["e", root.id, "", "reply"]]);
+    expect(tagsNamed(answer, "a")).toEqual([["a", p.coordinate]]);
+    expect(tagsNamed(answer, "p")).toEqual([["p", p.agents.coder!.pubkey]]);
+    expect(tagsNamed(answer, "E")).toEqual([]);
+  });
+
+  it("a kind 1 completion is marked as today's TENEX marks it, addressed to the orchestrator, and read back as one", () => {
+    const root = noteRoot(p.owner, p.coordinate, "Build it", [planner.pubkey]);
+    const reply = noteReply(p.owner, p.coordinate, root.id, root.id, "and tests", [planner.pubkey]);
+    const done = plan(reply, conversationOf(root.id, [root, reply], p.coordinate), { reply: "done", complete: true });
+    expect(done.kind).toBe(1);
+    expect(tagsNamed(done, "e")).toEqual([["e", root.id, "", "root"], ["e", reply.id, "", "reply"]]);
+    expect(tagsNamed(done, "status")).toEqual([["status", "completed"]]);
+    expect(tagsNamed(done, "tool")).toEqual([]);
+    expect(tagsNamed(done, "p")).toEqual([["p", orchestrator.pubkey]]);
+    expect(isCompletion(done.tags)).toBe(true);
+  });
+
+  it("a kind 11 trigger keeps NIP-22; the project's setting wins over the trigger's", () => {
+    const root = p.root(p.owner, "Build it", [planner.pubkey]);
+    const conv = conversationOf(root.id, [root], p.coordinate);
+    expect(plan(root, conv, { reply: "x" }).kind).toBe(1111);
+    expect(plan(root, conv, { reply: "x" }, "kind1").kind).toBe(1);
+    const note = noteRoot(p.owner, p.coordinate, "Build it", [planner.pubkey]);
+    expect(plan(note, conversationOf(note.id, [note], p.coordinate), { reply: "x" }, "nip22")).toMatchObject({ kind: 1111, tags: expect.arrayContaining([["K", "1"]]) });
   });
 });

@@ -141,7 +141,7 @@ export class AgentRunner {
       const { result: plan } = await this.d.route.inConversation(convId, (conv, now) => {
         const planned = planOutput(output, {
           conv, agent, trigger, agents: this.d.agents, orchestrator: this.d.orchestrator,
-          turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now, turnId: randomUUID(),
+          turnTimeoutMs: this.d.turnTimeoutMs, netTimeSecs: durationMs / 1000, now, turnId: randomUUID(), dialect: this.d.project.dialect,
         });
         if (planned.event) return { records: planned.records, publish: { author: agent.pubkey, event: planned.event }, result: planned };
         return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };

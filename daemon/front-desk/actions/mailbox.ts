@@ -45,7 +45,7 @@ export async function applyOutput(d: ActionDeps, req: OutputRequest): Promise<Ou
     });
     const planned = planOutput(check.output, {
       conv, agent, trigger, agents, orchestrator: d.project.orchestrator,
-      turnTimeoutMs: d.project.config.limits.turnTimeoutSeconds * 1000, netTimeSecs: 0, now, turnId: randomUUID(),
+      turnTimeoutMs: d.project.config.limits.turnTimeoutSeconds * 1000, netTimeSecs: 0, now, turnId: randomUUID(), dialect: d.project.info.dialect,
     });
     // Checked before anything is committed: a refused event leaves no half-applied output.
     if (planned.event) checkOutgoingLimits(planned.event, d.project.config.limits);

@@ -3,7 +3,8 @@
 // sends it). Three ways in: a reply in a conversation (threaded under a parent when given), a
 // direct message to one agent, a discussion for a role or for everyone.
 
-import { buildReply, buildRoot, checkOutgoingLimits } from "../../../src/agent-events/index.js";
+import { buildNoteReply, buildReply, buildRoot, checkOutgoingLimits } from "../../../src/agent-events/index.js";
+import { replyDialect } from "../../../src/dialect.js";
 import { DomainError, NotFoundError } from "../../../src/errors.js";
 import type { Scope } from "../../../src/tags.js";
 import type { AgentInfo, MessageType, NostrEvent, Priority, UnsignedEvent } from "../../../src/types.js";
@@ -71,7 +72,9 @@ export async function reply(d: ActionDeps, req: ReplyRequest): Promise<PostResul
     ? req.recipients.map((r) => agents.resolve(r).pubkey)
     : defaultRecipients(conv, from.pubkey, parent);
   if (req.recipients !== undefined && recipients.includes(from.pubkey)) throw new DomainError("cannot send a message to yourself", "self_message");
-  const unsigned = buildReply({
+  // In the dialect of the message answered (the root when none is named), unless the project chose one.
+  const build = replyDialect(d.project.info.dialect, parent ?? root) === "kind1" ? buildNoteReply : buildReply;
+  const unsigned = build({
     root, parent, project: conv.project, phase: conv.phase.phase, content: req.content,
     recipients: recipients.filter((pk) => pk !== from.pubkey), createdAt: nowSecs(d),
     ...(req.priority ? { priority: req.priority } : {}), ...(req.type ? { type: req.type } : {}),
