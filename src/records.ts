@@ -133,15 +133,17 @@ export interface RunPendingRecord extends Base {
 
 /**
  * One run of an agent on a trigger: the audit trail of what the daemon executed. A failed run
- * (timeout, crash, bad output) is data, recorded here and in the status, never fatal.
+ * (timeout, crash, bad output) is data, recorded here and in the status, never fatal. A run
+ * ended by a stop request (kind 24134) is `stopped`, with the request and its author.
  */
 export interface AgentRunRecord extends Base {
   t: "agent_run";
   agent: string;
   trigger: string;
-  outcome: "ok" | "failed";
+  outcome: "ok" | "failed" | "stopped";
   durationMs: number;
   error?: { kind: string; message: string };
+  stoppedBy?: { eventId: string; by: string };
 }
 
 /** Read files noted by agents (cleared by reflection→chat). */

@@ -27,7 +27,9 @@ import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import { acquirePidLock } from "../pid-lock.js";
+import { ActiveRuns } from "./agents/active-runs.js";
 import { AgentRunner } from "./agents/agent-runner.js";
+import { StopRequests } from "./agents/stop-requests.js";
 import { commandAgentsOf, type CommandAgent } from "./agents/command-agents.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
@@ -38,6 +40,7 @@ import { engineCommands, engineReads } from "./ports.js";
 import { openIndex } from "./recovery/index-open.js";
 import { checkIndexAtStart, markCleanStop } from "./recovery/start-check.js";
 import { EMBEDDED_MARK, relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
+import { OperationsStatus } from "./relays/operations-status.js";
 import { Outbox } from "./relays/outbox.js";
 import { RelaySync } from "./relays/relay-sync.js";
 import { ThreadFetcher } from "./relays/thread-fetcher.js";
@@ -221,12 +224,22 @@ export class Engine {
       onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
     });
     const entities = new RelayEntityFetcher(gateway, (ev) => verifier.verify(ev));
+    // Live operations (docs/contract.md): who works where (24133) and the stop requests that end a run (24134).
+    const operations = new OperationsStatus({
+      gateway, signer: signers.get(project.orchestrator.pubkey)!, project: project.info, clock: this.clock,
+      onError: (err) => this.problem("operations_status_unsent", String(err)),
+    });
+    const active: ActiveRuns = new ActiveRuns((convId) => operations.changed(convId, active.working(convId)));
+    const stops = new StopRequests({
+      project: project.info, limits: project.config.limits, verifier, holds: (id) => store.has(id), runs: active,
+      counters: this.counters, clock: this.clock, logger: this.logger,
+    });
     const runner = new AgentRunner({
       project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
       store, queues: this.queues, route, clock: this.clock, logger: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
-      signal: this.abort.signal, entities,
+      signal: this.abort.signal, entities, active,
     });
     route.connect({ runs: runner, outbox, threads });
     const sync = new RelaySync({
@@ -243,6 +256,7 @@ export class Engine {
       retrySoon: () => this.loops?.backfillRetry.runSoon(),
       onError: (err) => this.problem("ingest_failed", String(err)),
       now: () => this.clock.now(),
+      stops: (ev, relay) => void stops.take(ev, relay).catch((err: unknown) => this.problem("stop_request_failed", String(err))),
     });
     return { route, outbox, threads, runner, sync, entities, signers };
   }

@@ -43,3 +43,11 @@ export function projectFilters(a: ProjectAudience): RelayFilter[] {
     { kinds: [KIND.TEXT_NOTE], "#p": [...a.users], authors },
   ];
 }
+
+/**
+ * Stop requests (kind 24134) for the project's agents from its people, as TENEX asks for them
+ * (authors: the owner and whitelisted users; `#p`: the agents). Live only: they are ephemeral.
+ */
+export function stopFilter(a: ProjectAudience): RelayFilter {
+  return { kinds: [KIND.STOP], authors: [...a.users], "#p": [...a.agents] };
+}

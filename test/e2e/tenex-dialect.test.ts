@@ -3,17 +3,22 @@
 // of the project's people), with events built exactly as TENEX's encoder builds them
 // (helpers/tenex-client.ts), next to the web client's kind 11/1111 (agent-flow.test.ts):
 // a kind 1 conversation is answered in kind 1; a conversation started in kind 11 and continued
-// in kind 1 stays one, its kind 1 message answered in kind 1.
+// in kind 1 stays one, its kind 1 message answered in kind 1. Live operations: while a slow
+// command agent (fixtures/agents/sleep-pid.mjs as the coder) works, a 24133 names it; the
+// owner's 24134 stop kills its process, the run is recorded as stopped, and a 24133 with no
+// agent follows; a stop for another project is refused and counted.
 
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
 import { eventually, makeProject, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { publishRaw, queryRaw } from "../helpers/relay.js";
-import { noteReply, noteRoot } from "../helpers/tenex-client.js";
+import { apiStatus, statusEventually } from "../helpers/daemon-api.js";
+import { newKey } from "../helpers/events.js";
+import { liveRaw, publishRaw, queryRaw } from "../helpers/relay.js";
+import { noteReply, noteRoot, stopRequest } from "../helpers/tenex-client.js";
 import type { ProjectKeys } from "../helpers/events.js";
 
 let tmp: string;
@@ -38,6 +43,12 @@ beforeAll(async () => {
   project = makeProject(join(tmp, "p"), (c) => {
     c.embeddedRelay = { ...c.embeddedRelay, auth: "all" };
   });
+  // The coder works slowly: long enough to be seen working, and stopped.
+  copyFileSync(join(ROOT, "test/fixtures/agents/sleep-pid.mjs"), join(project.tenexDir, "agents/sleeper.mjs"));
+  const agentsFile = join(project.tenexDir, "agents.json");
+  const agents = JSON.parse(readFileSync(agentsFile, "utf8"));
+  agents.agents.find((a: { slug: string }) => a.slug === "coder").backend = { type: "command", command: ["node", "./agents/sleeper.mjs"], timeoutSeconds: 300 };
+  writeFileSync(agentsFile, JSON.stringify(agents, null, 2));
   keys = projectKeys(project);
   daemon = await startDaemon(project.dir);
   url = daemon.ready.relays[0]!;
@@ -80,5 +91,57 @@ describe("today's TENEX dialect (kind 1), on a relay that requires AUTH for ever
     const ids = readLog(project.tenexDir, root.id).filter((r) => r.t === "event").map((r) => r.ev.id);
     expect(ids).toEqual(expect.arrayContaining([root.id, next.id, answer.id]));
     expect(existsSync(join(project.tenexDir, "conversations", `${next.id}.jsonl`))).toBe(false);
+  });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("live operations: 24133 while agents work, a 24134 stop ends the work", () => {
+  it("24133 names the working agent; the owner's stop kills its process and records the run stopped; 24133 then names none", async () => {
+    const live = await liveRaw(url, { kinds: [24133] }, project.owner.sk);
+    try {
+      const root = noteRoot(keys.owner, project.coordinate, "Coder, take your time", [project.agents.coder!]);
+      await publish(root);
+      const statusOf = (working: boolean) => live.events.find((e) => tagsNamed(e, "e")[0]?.[1] === root.id &&
+        (working ? tagsNamed(e, "p").some((t) => t[1] === project.agents.coder) : tagsNamed(e, "p").length === 0));
+      const started = await eventually(() => statusOf(true), 20_000, "a 24133 naming the coder");
+      expect(started.pubkey).toBe(project.agents.orchestrator);
+      expect(verifyEvent(started as never)).toBe(true);
+      expect(tagsNamed(started, "a")).toEqual([["a", project.coordinate]]);
+      expect(tagsNamed(started, "P")).toEqual([["P", project.owner.pubkey]]);
+      const pidFile = join(project.dir, `sleeper-${root.id}.pid`);
+      const pid = await eventually(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined), 20_000, "the coder's process");
+      expect(alive(pid)).toBe(true);
+
+      // A stop for another project, by the owner: refused, counted, and the coder works on.
+      const elsewhere = stopRequest(keys.owner, `31933:${project.owner.pubkey}:another-project`, root.id, [project.agents.coder!]);
+      await publish(elsewhere);
+      await statusEventually(project.tenexDir, (s) => s.ingest?.rejected?.stop_other_project === 1 || undefined, 10_000, "the refused stop counted");
+      expect(alive(pid)).toBe(true);
+      // A stranger cannot even publish one on this relay: its AUTH is refused.
+      const stranger = newKey();
+      await expect(publishRaw(url, stopRequest(stranger, project.coordinate, root.id, [project.agents.coder!]), { auth: stranger.sk }))
+        .rejects.toThrow(/not one of the project's people/);
+
+      const stop = stopRequest(keys.owner, project.coordinate, root.id, [project.agents.coder!]);
+      await publish(stop);
+      await eventually(() => (alive(pid) ? undefined : true), 10_000, "the coder's process to be gone");
+      const run = await eventually(() => readLog(project.tenexDir, root.id).find((r) => r.t === "agent_run" && r.agent === project.agents.coder), 10_000, "the run's record");
+      expect(run).toMatchObject({ outcome: "stopped", stoppedBy: { eventId: stop.id, by: project.owner.pubkey }, error: { kind: "stopped" } });
+      await eventually(() => statusOf(false), 10_000, "a 24133 naming no agent");
+      // The stop itself is not an event of the conversation; nothing else was lost.
+      const events = readLog(project.tenexDir, root.id).filter((r) => r.t === "event").map((r) => r.ev.id);
+      expect(events).toEqual([root.id]);
+      expect((await apiStatus(project.tenexDir)).ingest.rejected.stop_other_project).toBe(1);
+    } finally {
+      live.close();
+    }
   });
 });

@@ -215,6 +215,31 @@ export function reqRaw(url: string, filter: RelayFilter, opts: { auth?: Uint8Arr
   });
 }
 
+/**
+ * A live subscription (after AUTH with `sk`): the events the relay sends for `filter` from now on
+ * gather in `events` until `close()`. Resolves once the relay has answered the REQ (EOSE).
+ */
+export function liveRaw(url: string, filter: RelayFilter, sk: Uint8Array): Promise<{ events: NostrEvent[]; close(): void }> {
+  const subId = `live-${Math.random().toString(36).slice(2, 10)}`;
+  const ws = new WebSocket(url);
+  const events: NostrEvent[] = [];
+  const close = () => ws.terminate();
+  return new Promise((resolveP, rejectP) => {
+    const timer = setTimeout(() => (close(), rejectP(new Error(`no EOSE from ${url} within ${RAW_TIMEOUT_MS} ms`))), RAW_TIMEOUT_MS);
+    const fail = (e: Error) => (clearTimeout(timer), close(), rejectP(e));
+    ws.once("error", fail);
+    ws.once("open", () => {
+      const authed = authAnswerer(ws, url, sk, () => ws.send(JSON.stringify(["REQ", subId, { ...filter, limit: 0 }])), fail);
+      frames(ws, (m) => {
+        if (authed(m) || m[1] !== subId) return;
+        if (m[0] === "EVENT") events.push(m[2] as NostrEvent);
+        else if (m[0] === "EOSE") (clearTimeout(timer), resolveP({ events, close }));
+        else if (m[0] === "CLOSED") fail(new Error(`relay closed the subscription: ${String(m[2])}`));
+      });
+    });
+  });
+}
+
 /** Sends `text` as one frame and returns the frames the relay sent back within `waitMs`. */
 export function sendRawFrame(url: string, text: string, waitMs = 1_000): Promise<string[]> {
   return withSocket(url, (ws, done) => {

@@ -25,6 +25,7 @@ import { planOutput } from "../../../src/output-plan.js";
 import type { AgentOutput } from "../../../src/agent-output.js";
 import { runCommand, type CommandResult } from "./command-backend.js";
 import type { RunFailure } from "../../../src/daemon-status.js";
+import type { ActiveRun, ActiveRuns, StopMark } from "./active-runs.js";
 import { PublishRefusedError } from "../../../src/errors.js";
 
 export interface RunnerDeps {
@@ -43,6 +44,8 @@ export interface RunnerDeps {
   signal: AbortSignal;
   /** Resolves `nostr:` references in the context (outside the conversation's queue). */
   entities?: EntityFetcher;
+  /** The runs under way (who works where; what a stop request ends). */
+  active?: ActiveRuns;
 }
 
 interface RunError {
@@ -51,10 +54,11 @@ interface RunError {
 }
 
 /** The run's audit record (closing its pending run) and the end of its execution-time session. */
-function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, durationMs: number, error: RunError | undefined, now: number): NewRecord[] {
+function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, durationMs: number, error: RunError | undefined, now: number, stoppedBy?: StopMark): NewRecord[] {
   const run: NewRecord = {
-    t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: error ? "failed" : "ok", durationMs,
+    t: "agent_run", at: now, agent: agent.pubkey, trigger: trigger.id, outcome: stoppedBy ? "stopped" : error ? "failed" : "ok", durationMs,
     ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+    ...(stoppedBy ? { stoppedBy } : {}),
   };
   return [run, ...decideExecStop(conv.exec, now)];
 }
@@ -80,14 +84,16 @@ export class AgentRunner {
   private async run(convId: string, agent: CommandAgent, trigger: NostrEvent): Promise<void> {
     // In memory for the whole run: its execution-time session is open while the command runs.
     this.d.store.pin(convId);
+    const active = this.d.active?.open(convId, agent.pubkey);
     try {
-      await this.runPinned(convId, agent, agent.backend, trigger);
+      await this.runPinned(convId, agent, agent.backend, trigger, active);
     } finally {
+      if (active) this.d.active!.close(active);
       this.d.store.unpin(convId);
     }
   }
 
-  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent): Promise<void> {
+  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun | undefined): Promise<void> {
     const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -113,12 +119,20 @@ export class AgentRunner {
     try {
       result = await runCommand(
         { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
-        input, { signal: this.d.signal },
+        input, { signal: active ? AbortSignal.any([this.d.signal, active.controller.signal]) : this.d.signal },
       );
     } finally {
       this.stats.running--;
     }
     const durationMs = this.d.clock.now() - started;
+    const stoppedBy = active?.stoppedBy;
+    if (stoppedBy && !result.ok) {
+      // Stopped by one of the project's people: recorded as such, not as a failure; nothing else changes.
+      const error = { kind: "stopped", message: `stopped by request ${stoppedBy.eventId.slice(0, 12)}… from ${stoppedBy.by.slice(0, 12)}…: ${result.error.message}` };
+      this.d.logger.info("agent run stopped", { conversation: convId, agent: agent.slug, request: stoppedBy.eventId });
+      await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, error, now, stoppedBy), result: undefined }));
+      return;
+    }
     const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
     const { error } = answered;
     if (error) this.fail(convId, agent, error.kind, error.message);

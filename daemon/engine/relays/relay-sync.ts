@@ -7,7 +7,7 @@
 // crash then, or an incomplete back-fill, must not let the next one skip a range.
 
 import { backfillSince, settleBackfill } from "../../../src/backfill/completeness.js";
-import { authorsOf, projectFilters } from "../../../src/backfill/project-filters.js";
+import { authorsOf, projectFilters, stopFilter } from "../../../src/backfill/project-filters.js";
 import { KIND } from "../../../src/kinds.js";
 import type { RelayFilter, RelayGateway, RelaySubscription } from "../../../src/ports.js";
 import type { NostrEvent } from "../../../src/types.js";
@@ -41,6 +41,8 @@ export interface RelaySyncDeps {
   retrySoon?: () => void;
   onError?: (err: unknown) => void;
   now: () => number;
+  /** Stop requests (kind 24134) from the live subscription: live only, never back-filled (they are ephemeral). */
+  stops?: (ev: NostrEvent, relay: string) => void;
 }
 
 /** A back-fill still incomplete after a retry (the retry loop backs off on it). */
@@ -95,7 +97,9 @@ export class RelaySync {
     // A first sync takes history in quietly (no agent runs on old events); a live event older
     // than this moment is history as well.
     if (!this.d.relays.some((r) => marks.has(this.d.markKey(r)))) this.historyBefore = Math.floor(this.d.now() / 1000);
-    const sub = this.d.gateway.subscribe(this.filters().map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
+    const live = [...this.filters(), ...(this.d.stops ? [stopFilter(this.audience)] : [])];
+    const sub = this.d.gateway.subscribe(live.map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
+      if (ev.kind === KIND.STOP) return this.d.stops?.(ev, relay);
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
       void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
     });
