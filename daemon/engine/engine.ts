@@ -40,7 +40,9 @@ import { engineCommands, engineReads } from "./ports.js";
 import { openIndex } from "./recovery/index-open.js";
 import { checkIndexAtStart, markCleanStop } from "./recovery/start-check.js";
 import { EMBEDDED_MARK, relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
+import { MetadataPublisher } from "./relays/metadata-publisher.js";
 import { OperationsStatus } from "./relays/operations-status.js";
+import { SignedBroadcast } from "./relays/signed-broadcast.js";
 import { Outbox } from "./relays/outbox.js";
 import { RelaySync } from "./relays/relay-sync.js";
 import { ThreadFetcher } from "./relays/thread-fetcher.js";
@@ -70,6 +72,7 @@ interface RouteParts {
   sync: RelaySync;
   entities: EntityFetcher;
   signers: Map<string, KeySigner>;
+  metadata: MetadataPublisher;
 }
 
 export class Engine {
@@ -179,6 +182,8 @@ export class Engine {
       },
       onLoad: (conv) => recoverOpenSession(conv.exec),
       onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
+      // Once the relays are connected: a title or status change is announced (kind 513).
+      onDurable: (conv, records) => this.parts?.metadata.durable(conv, records),
     }));
     await store.init(index.openTurnConversations());
     // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm).
@@ -225,10 +230,9 @@ export class Engine {
     });
     const entities = new RelayEntityFetcher(gateway, (ev) => verifier.verify(ev));
     // Live operations (docs/contract.md): who works where (24133) and the stop requests that end a run (24134).
-    const operations = new OperationsStatus({
-      gateway, signer: signers.get(project.orchestrator.pubkey)!, project: project.info, clock: this.clock,
-      onError: (err) => this.problem("operations_status_unsent", String(err)),
-    });
+    const announce = new SignedBroadcast(gateway, signers.get(project.orchestrator.pubkey)!, (err) => this.problem("announcement_unsent", String(err)));
+    const operations = new OperationsStatus(announce, project.info, this.clock);
+    const metadata = new MetadataPublisher(announce, project.coordinate, this.clock);
     const active: ActiveRuns = new ActiveRuns((convId) => operations.changed(convId, active.working(convId)));
     const stops = new StopRequests({
       project: project.info, limits: project.config.limits, verifier, holds: (id) => store.has(id), runs: active,
@@ -258,7 +262,7 @@ export class Engine {
       now: () => this.clock.now(),
       stops: (ev, relay) => void stops.take(ev, relay).catch((err: unknown) => this.problem("stop_request_failed", String(err))),
     });
-    return { route, outbox, threads, runner, sync, entities, signers };
+    return { route, outbox, threads, runner, sync, entities, signers, metadata };
   }
 
   /** What a stop or crash left: the outbox resent, the relays synced, lost lines fetched again, pending runs run. */

@@ -6,7 +6,9 @@
 // in kind 1 stays one, its kind 1 message answered in kind 1. Live operations: while a slow
 // command agent (fixtures/agents/sleep-pid.mjs as the coder) works, a 24133 names it; the
 // owner's 24134 stop kills its process, the run is recorded as stopped, and a 24133 with no
-// agent follows; a stop for another project is refused and counted.
+// agent follows; a stop for another project is refused and counted. A 513 says a conversation's
+// title when it starts and its status when it is closed; the 24010 heartbeat names the project's
+// people.
 
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +44,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "tenexd-dialect-"));
   project = makeProject(join(tmp, "p"), (c) => {
     c.embeddedRelay = { ...c.embeddedRelay, auth: "all" };
+    c.heartbeatSeconds = 1;
   });
   // The coder works slowly: long enough to be seen working, and stopped.
   copyFileSync(join(ROOT, "test/fixtures/agents/sleep-pid.mjs"), join(project.tenexDir, "agents/sleeper.mjs"));
@@ -140,6 +143,36 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
       const events = readLog(project.tenexDir, root.id).filter((r) => r.t === "event").map((r) => r.ev.id);
       expect(events).toEqual([root.id]);
       expect((await apiStatus(project.tenexDir)).ingest.rejected.stop_other_project).toBe(1);
+    } finally {
+      live.close();
+    }
+  });
+});
+
+describe("conversation metadata (513) and the status heartbeat (24010)", () => {
+  const metadataOf = async (id: string) =>
+    (await queryRaw(url, { kinds: [513], "#e": [id], limit: 50 }, { auth: project.owner.sk })).sort((a, b) => a.created_at - b.created_at);
+
+  it("a 513 gives a new conversation's title, and another its status once it is closed", async () => {
+    const root = noteRoot(keys.owner, project.coordinate, "Rename the health endpoint\nand its tests", [project.agents.reviewer!]);
+    await publish(root);
+    const first = await eventually(async () => (await metadataOf(root.id))[0], 20_000, "a 513 for the new conversation");
+    expect(first.pubkey).toBe(project.agents.orchestrator);
+    expect(verifyEvent(first as never)).toBe(true);
+    expect(first.tags).toEqual([["e", root.id], ["title", "Rename the health endpoint"], ["status-label", "open"], ["a", project.coordinate]]);
+    // The owner closes it from a kind 1 client.
+    await publish(noteReply(keys.owner, project.coordinate, root.id, root.id, "done here", [], [["status", "closed"]]));
+    const closed = await eventually(async () => (await metadataOf(root.id)).find((e) => tagsNamed(e, "status-label")[0]?.[1] === "closed"), 20_000, "a 513 saying closed");
+    expect(tagsNamed(closed, "title")).toEqual([["title", "Rename the health endpoint"]]);
+  });
+
+  it("the 24010 heartbeat names the project, its people and its agents", async () => {
+    const live = await liveRaw(url, { kinds: [24010] }, project.owner.sk);
+    try {
+      const beat = await eventually(() => live.events.find((e) => tagsNamed(e, "a")[0]?.[1] === project.coordinate), 15_000, "a heartbeat");
+      expect(beat.pubkey).toBe(project.agents.orchestrator);
+      expect(tagsNamed(beat, "p")).toEqual([["p", project.owner.pubkey]]);
+      expect(tagsNamed(beat, "agent").map((t) => t[2]).sort()).toEqual(["coder", "orchestrator", "planner", "reviewer"]);
     } finally {
       live.close();
     }

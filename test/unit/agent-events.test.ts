@@ -8,7 +8,7 @@ import { decideTrigger } from "../../src/routing.js";
 import { isCompletion, parentEventId, rootEventId, scopeOf } from "../../src/tags.js";
 import type { NostrEvent, UnsignedEvent } from "../../src/types.js";
 import type { TestKey } from "../helpers/events.js";
-import { testProject } from "../helpers/events.js";
+import { newKey, testProject } from "../helpers/events.js";
 
 const T = 1_700_000_000;
 const signAs = (key: TestKey, ev: UnsignedEvent) => finalizeEvent(ev, key.sk) as NostrEvent;
@@ -119,13 +119,14 @@ describe("agent events", () => {
     expect(() => buildReply({ ...base, project: p.coordinate, recipients: ["npub1xyz"] })).toThrow(DomainError);
   });
 
-  it("builds a status heartbeat with one agent tag per agent, signed by the orchestrator", () => {
+  it("builds a status heartbeat with today's tag set: the project, its people (each once), one agent tag per agent", () => {
     const { p } = setup();
     const agents = p.info.agents.map((a) => ({ pubkey: a.pubkey, slug: a.slug }));
-    const unsigned = buildStatusHeartbeat({ project: p.coordinate, agents, createdAt: T });
+    const user = newKey().pubkey;
+    const unsigned = buildStatusHeartbeat({ project: p.coordinate, people: [p.owner.pubkey, user, p.owner.pubkey], agents, createdAt: T });
     expect(unsigned).toEqual({
       kind: 24010, created_at: T, content: "",
-      tags: [["a", p.coordinate], ...agents.map((a) => ["agent", a.pubkey, a.slug])],
+      tags: [["a", p.coordinate], ["p", p.owner.pubkey], ["p", user], ...agents.map((a) => ["agent", a.pubkey, a.slug])],
     });
     const ev = signAs(p.orchestrator, unsigned);
     expect(verifyEvent(ev)).toBe(true);

@@ -80,7 +80,7 @@ export function engineLoops(p: LoopParts): EngineLoops {
     new BackgroundLoop("outbox", 1_000, () => p.outbox.retryDue(), now),
     new BackgroundLoop("high-water", 1_000, () => p.sync.flushMarks(), now),
     new BackgroundLoop("heartbeat", project.config.heartbeatSeconds * 1000,
-      async () => void (await publishHeartbeat(p.gateway, p.orchestrator, project.coordinate, project.agents, p.clock.now())), now),
+      async () => void (await publishHeartbeat(p.gateway, p.orchestrator, project.info, p.clock.now())), now),
     new BackgroundLoop("turn-timeouts", 5_000, () => timeoutTurns(p.store, p.route), now),
     new BackgroundLoop("escalation", 30_000, () => escalator.check(), now),
   ];

@@ -36,6 +36,8 @@ export interface StoreOptions {
    */
   onLoad?: (conv: Conversation) => NewRecord[];
   onLoadError?: (err: unknown, conversationId: string) => void;
+  /** Records made durable (the conversation's metadata publisher reads them). */
+  onDurable?: (conv: Conversation, records: readonly LogRecord[]) => void;
 }
 
 export interface Commit {
@@ -160,7 +162,10 @@ export class ConversationStore {
     this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
     const durable = this.opts.log.append(conv.id, stamped).then(
-      (logBytes) => this.feeder.add(item, logBytes),
+      (logBytes) => {
+        this.feeder.add(item, logBytes);
+        this.opts.onDurable?.(conv, stamped);
+      },
       (err: unknown) => {
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.
