@@ -7,8 +7,9 @@ import { entriesOpenToOthers } from "../../../adapters/state-file/private-file.j
 import { chooseVerifier, choiceText, VerifierChoiceError } from "../../../adapters/verify/verifier-choice.js";
 import {
   ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey, shellQuote, TENEX_DIR,
-  type ConfigIssue, type KeyResult, type ProjectFiles,
+  type ConfigIssue, type KeyResult, type LoadedProject, type ProjectFiles,
 } from "../../config/index.js";
+import { probeRelay } from "../support/relay-probe.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../errors.js";
 import { formatTable } from "../table.js";
@@ -30,7 +31,10 @@ Runs every check tenexd start would, without starting: Node version, the signatu
 (bcrypto native after its self-test, else nostr-wasm, and why), config.json and
 agents.json against their schemas, .tenex/ and everything in it private to its owner (no group
 or other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid,
-matching a declared pubkey), each command backend's program and ./ paths. Then the damage
+matching a declared pubkey), each command backend's program and ./ paths, then each relay in
+config.json relays (connected with a 4 s timeout, asked for the project's event with the key
+relayAuth.signer names): reachable, whether it requires NIP-42 AUTH and accepted ours; an
+unreachable relay or a refused AUTH is a failing row with the fix. Then the damage
 recorded in the logs (lines set aside, logs moved aside whole): each open record fails until it
 is cleared with \`tenexd damage --clear ID\`. Prints one row per check.
 Exits 0 when all pass, 2 otherwise.`,
@@ -68,7 +72,14 @@ async function configChecks(projectDir: string, env: NodeJS.ProcessEnv): Promise
   }
   const relays = files.config.relays;
   checks.push({ check: "relays", ok: true, detail: relays.length > 0 ? relays.join(", ") : "none configured: the embedded relay will run" });
-  if (checks.every((c) => c.ok)) checks.push(await loadCheck(projectDir, env));
+  if (!checks.every((c) => c.ok)) return checks;
+  const loaded = await loadCheck(projectDir, env);
+  checks.push(loaded.check);
+  // Each configured relay, at once: reachable, and whether it requires AUTH and took ours.
+  if (loaded.project) {
+    const project = loaded.project;
+    checks.push(...(await Promise.all(relays.map(async (url) => ({ check: `relay ${url}`, ...(await probeRelay(url, project)) })))));
+  }
   return checks;
 }
 
@@ -142,12 +153,12 @@ const isExecutable = (file: string) => access(file, constants.X_OK).then(() => t
 const exists = (file: string) => access(file).then(() => true, () => false);
 
 /** Cross-agent rules (distinct keys) only show once everything loads together. */
-async function loadCheck(projectDir: string, env: NodeJS.ProcessEnv): Promise<Check> {
+async function loadCheck(projectDir: string, env: NodeJS.ProcessEnv): Promise<{ check: Check; project?: LoadedProject }> {
   try {
     const p = await loadProject(projectDir, env);
-    return { check: "project", ok: true, detail: `${p.coordinate} (${p.agents.length} agent${p.agents.length === 1 ? "" : "s"})` };
+    return { check: { check: "project", ok: true, detail: `${p.coordinate} (${p.agents.length} agent${p.agents.length === 1 ? "" : "s"})` }, project: p };
   } catch (err) {
-    if (err instanceof ConfigError) return { check: "project", ok: false, detail: err.message };
+    if (err instanceof ConfigError) return { check: { check: "project", ok: false, detail: err.message } };
     throw err;
   }
 }
