@@ -8,7 +8,8 @@
 // owner's 24134 stop kills its process, the run is recorded as stopped, and a 24133 with no
 // agent follows; a stop for another project is refused and counted. A 513 says a conversation's
 // title when it starts and its status when it is closed; the 24010 heartbeat names the project's
-// people.
+// people. Last, a relay of the project's own that requires AUTH for everything: what the daemon
+// missed is back-filled, a new message comes live, the answer is published there.
 
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +20,8 @@ import type { NostrEvent } from "../../src/types.js";
 import { eventually, makeProject, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { apiStatus, statusEventually } from "../helpers/daemon-api.js";
 import { newKey } from "../helpers/events.js";
-import { liveRaw, publishRaw, queryRaw } from "../helpers/relay.js";
-import { noteReply, noteRoot, stopRequest } from "../helpers/tenex-client.js";
+import { liveRaw, publishRaw, queryRaw, startTestRelay } from "../helpers/relay.js";
+import { noteReply, noteRoot, positionalReply, stopRequest } from "../helpers/tenex-client.js";
 import type { ProjectKeys } from "../helpers/events.js";
 
 let tmp: string;
@@ -175,6 +176,39 @@ describe("conversation metadata (513) and the status heartbeat (24010)", () => {
       expect(tagsNamed(beat, "agent").map((t) => t[2]).sort()).toEqual(["coder", "orchestrator", "planner", "reviewer"]);
     } finally {
       live.close();
+    }
+  });
+});
+
+describe("a relay of its own that requires AUTH for reads and writes: back-fill, live and publish", () => {
+  it("a daemon back-fills a kind 1 thread written before it started (a positional reply without `a` included), takes the next live and publishes its answer there", async () => {
+    const other = makeProject(join(tmp, "own-relay"));
+    const otherKeys = projectKeys(other);
+    const own = await startTestRelay({
+      guard: { maxEventBytes: 131_072, access: { auth: "all", members: new Set([other.owner.pubkey, ...Object.values(other.agents)]) } },
+    });
+    const file = join(other.tenexDir, "config.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), relays: [own.url] }, null, 2));
+    let d: RunningDaemon | undefined;
+    try {
+      const send = async (ev: NostrEvent) => expect(await publishRaw(own.url, ev, { auth: other.owner.sk })).toEqual({ accepted: true, message: "" });
+      const missed = noteRoot(otherKeys.owner, other.coordinate, "Written while the daemon was down", [other.agents.planner!]);
+      // An old client: positional `e`, no `a`; it p-tags the agent it answers (NIP-10 reply).
+      const missedReply = positionalReply(otherKeys.owner, missed.id, missed.id, "and this, from an old client", [other.agents.planner!]);
+      await send(missed);
+      await send(missedReply);
+      d = await startDaemon(other.dir);
+      const events = () => (existsSync(join(other.tenexDir, "conversations", `${missed.id}.jsonl`)) ? readLog(other.tenexDir, missed.id).filter((r) => r.t === "event") : []);
+      await eventually(() => (events().length >= 2 ? true : undefined), 20_000, "the back-filled thread");
+      expect(events().map((r) => r.ev.id)).toEqual([missed.id, missedReply.id]);
+
+      const live = noteRoot(otherKeys.owner, other.coordinate, "Planner, are you there?", [other.agents.planner!]);
+      await send(live);
+      const answer = await eventually(async () => (await queryRaw(own.url, { kinds: [1], "#e": [live.id] }, { auth: other.owner.sk })).find((e) => e.pubkey === other.agents.planner), 30_000, "the planner's answer on the relay");
+      expect(tagsNamed(answer, "e")[0]).toEqual(["e", live.id, "", "root"]);
+    } finally {
+      await d?.stop();
+      await own.close();
     }
   });
 });
