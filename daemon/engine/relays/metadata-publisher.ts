@@ -17,7 +17,7 @@ export class MetadataPublisher {
   durable(conv: Conversation, records: readonly LogRecord[]): void {
     const nowSecs = Math.floor(this.clock.now() / 1000);
     if (!metadataChanged(conv.id, records, nowSecs)) return;
-    this.out.send(buildConversationMetadata({
+    this.out.send(`513:${conv.id}`, buildConversationMetadata({
       project: this.coordinate, conversationId: conv.id, title: conv.title, statusLabel: conv.status, createdAt: nowSecs,
     }));
   }

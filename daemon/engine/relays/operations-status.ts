@@ -12,7 +12,7 @@ export class OperationsStatus {
   constructor(private readonly out: SignedBroadcast, private readonly project: ProjectInfo, private readonly clock: Clock) {}
 
   changed(conversationId: string, working: readonly string[]): void {
-    this.out.send(buildOperationsStatus({
+    this.out.send(`24133:${conversationId}`, buildOperationsStatus({
       project: this.project.coordinate, conversationId, humans: this.project.whitelist, working,
       createdAt: Math.floor(this.clock.now() / 1000),
     }));
