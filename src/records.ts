@@ -88,6 +88,8 @@ export interface ReadRecord extends Base {
   agent: string;
   /** Log position up to which the agent has read. */
   seq: number;
+  /** A stop request (kind 24134) marked a mailbox agent's pending work done: the request and its author. */
+  stoppedBy?: { eventId: string; by: string };
 }
 
 export interface AckRecord extends Base {

@@ -4,11 +4,14 @@
 // a conversation held here, any project tag it carries is this project's, and the agents it
 // names are the project's. Decided on the verified event and what the daemon holds.
 
+import type { Conversation } from "./conversation-state.js";
+import { decideRead, markPosition } from "./conversation.js";
 import { projectOf } from "./coordinate.js";
 import { noteConversationId } from "./dialect.js";
 import { KIND } from "./kinds.js";
 import { agentByPubkey } from "./routing.js";
 import { mentionedPubkeys } from "./tags.js";
+import type { NewRecord } from "./records.js";
 import type { NostrEvent, ProjectInfo } from "./types.js";
 
 export type StopRefusal = "not_a_stop" | "stop_not_authorised" | "stop_other_project" | "stop_unknown_conversation" | "stop_names_no_agent";
@@ -32,4 +35,13 @@ export function decideStop(ev: NostrEvent, project: ProjectInfo, holds: (convers
   const agents = mentionedPubkeys(ev.tags).filter((pk) => agentByPubkey(project, pk) !== undefined);
   if (agents.length === 0) return refuse("stop_names_no_agent", "no `p` tag names one of the project's agents");
   return { stop: true, conversationId: named, agents };
+}
+
+/**
+ * A mailbox agent has no run to end: its pending work in the conversation (what it has not read)
+ * is marked stopped, a read mark up to the conversation's last message that names the request.
+ * Nothing when it had nothing pending.
+ */
+export function decideStopPending(conv: Conversation, agent: string, stoppedBy: { eventId: string; by: string }, now: number): NewRecord[] {
+  return decideRead(conv, agent, markPosition(conv, undefined), now).map((r) => ({ ...r, stoppedBy }));
 }

@@ -27,9 +27,8 @@ import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import { acquirePidLock } from "../pid-lock.js";
-import { ActiveRuns } from "./agents/active-runs.js";
 import { AgentRunner } from "./agents/agent-runner.js";
-import { StopRequests } from "./agents/stop-requests.js";
+import { liveOperations, type LiveOperations } from "./agents/live-operations.js";
 import { commandAgentsOf, type CommandAgent } from "./agents/command-agents.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
@@ -40,9 +39,6 @@ import { engineCommands, engineReads } from "./ports.js";
 import { openIndex } from "./recovery/index-open.js";
 import { checkIndexAtStart, markCleanStop } from "./recovery/start-check.js";
 import { EMBEDDED_MARK, relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
-import { MetadataPublisher } from "./relays/metadata-publisher.js";
-import { OperationsStatus } from "./relays/operations-status.js";
-import { SignedBroadcast } from "./relays/signed-broadcast.js";
 import { Outbox } from "./relays/outbox.js";
 import { RelaySync } from "./relays/relay-sync.js";
 import { ThreadFetcher } from "./relays/thread-fetcher.js";
@@ -72,7 +68,7 @@ interface RouteParts {
   sync: RelaySync;
   entities: EntityFetcher;
   signers: Map<string, KeySigner>;
-  metadata: MetadataPublisher;
+  metadata: LiveOperations["metadata"];
 }
 
 export class Engine {
@@ -229,14 +225,11 @@ export class Engine {
       onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
     });
     const entities = new RelayEntityFetcher(gateway, (ev) => verifier.verify(ev));
-    // Live operations (docs/contract.md): who works where (24133) and the stop requests that end a run (24134).
-    const announce = new SignedBroadcast(gateway, signers.get(project.orchestrator.pubkey)!, (err) => this.problem("announcement_unsent", String(err)));
-    const operations = new OperationsStatus(announce, project.info, this.clock);
-    const metadata = new MetadataPublisher(announce, project.coordinate, this.clock);
-    const active: ActiveRuns = new ActiveRuns((convId) => operations.changed(convId, active.working(convId)));
-    const stops = new StopRequests({
-      project: project.info, limits: project.config.limits, verifier, holds: (id) => store.has(id), runs: active,
-      counters: this.counters, clock: this.clock, logger: this.logger,
+    // Live operations (docs/contract.md): who works where (24133), the stop requests that end that work (24134), 513.
+    const { active, stops, metadata } = liveOperations({
+      project, gateway, orchestrator: signers.get(project.orchestrator.pubkey)!, verifier, route, holds: (id) => store.has(id),
+      runsItself: (pk) => this.commandAgents.has(pk), counters: this.counters, clock: this.clock, logger: this.logger,
+      problem: (kind, detail) => this.problem(kind, detail),
     });
     const runner = new AgentRunner({
       project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,

@@ -6,7 +6,8 @@
 // in kind 1 stays one, its kind 1 message answered in kind 1. Live operations: while a slow
 // command agent (fixtures/agents/sleep-pid.mjs as the coder) works, a 24133 names it; the
 // owner's 24134 stop kills its process, the run is recorded as stopped, and a 24133 with no
-// agent follows; a stop for another project is refused and counted. A 513 says a conversation's
+// agent follows; a stop for another project is refused and counted; a stop for a mailbox agent
+// marks its pending work there stopped. A 513 says a conversation's
 // title when it starts and its status when it is closed; the 24010 heartbeat names the project's
 // people. Last, a relay of the project's own that requires AUTH for everything: what the daemon
 // missed is back-filled, a new message comes live, the answer is published there.
@@ -18,7 +19,7 @@ import { verifyEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
 import { eventually, makeProject, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
-import { apiStatus, statusEventually } from "../helpers/daemon-api.js";
+import { apiGet, apiStatus, statusEventually } from "../helpers/daemon-api.js";
 import { newKey } from "../helpers/events.js";
 import { liveRaw, publishRaw, queryRaw, startTestRelay } from "../helpers/relay.js";
 import { noteReply, noteRoot, positionalReply, stopRequest } from "../helpers/tenex-client.js";
@@ -52,6 +53,8 @@ beforeAll(async () => {
   const agentsFile = join(project.tenexDir, "agents.json");
   const agents = JSON.parse(readFileSync(agentsFile, "utf8"));
   agents.agents.find((a: { slug: string }) => a.slug === "coder").backend = { type: "command", command: ["node", "./agents/sleeper.mjs"], timeoutSeconds: 300 };
+  // The reviewer pulls its work through the API (a mailbox agent): a stop marks that work stopped.
+  agents.agents.find((a: { slug: string }) => a.slug === "reviewer").backend = { type: "mailbox" };
   writeFileSync(agentsFile, JSON.stringify(agents, null, 2));
   keys = projectKeys(project);
   daemon = await startDaemon(project.dir);
@@ -147,6 +150,21 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
     } finally {
       live.close();
     }
+  });
+});
+
+describe("a stop for a mailbox agent", () => {
+  const inbox = async () => JSON.parse((await apiGet(project.tenexDir, "/api/v1/agents/reviewer/inbox")).text) as { total: number; items: { id: string }[] };
+
+  it("marks its pending work in that conversation stopped: out of its inbox, the read mark naming the request", async () => {
+    const root = noteRoot(keys.owner, project.coordinate, "Reviewer, look at this later", [project.agents.reviewer!]);
+    await publish(root);
+    await eventually(async () => ((await inbox()).items.some((i) => i.id === root.id) ? true : undefined), 20_000, "the message in the reviewer's inbox");
+    const stop = stopRequest(keys.owner, project.coordinate, root.id, [project.agents.reviewer!]);
+    await publish(stop);
+    const mark = await eventually(() => readLog(project.tenexDir, root.id).find((r) => r.t === "read" && r.agent === project.agents.reviewer), 10_000, "the reviewer's read mark");
+    expect(mark.stoppedBy).toEqual({ eventId: stop.id, by: project.owner.pubkey });
+    await eventually(async () => ((await inbox()).items.some((i) => i.id === root.id) ? undefined : true), 10_000, "the message out of the inbox");
   });
 });
 

@@ -2,8 +2,10 @@
 // (edge checks, id and signature), then decided (src/stop-request.ts: the project's people, its
 // conversation, its agents); an honoured one ends the named agents' runs on that conversation
 // (the runner kills a command's process group and records the run as stopped). A refused one is
-// counted with its reason in the ingest counters, as any refused event is. Ephemeral: a stop is
-// not an event of the conversation; the stopped run's record is what the log keeps of it.
+// counted with its reason in the ingest counters, as any refused event is. A mailbox agent has
+// no run to end: its pending work there is marked stopped (src/stop-request.ts). Ephemeral: a
+// stop is not an event of the conversation; the stopped run's record, or the mailbox agent's
+// read mark naming it, is what the log keeps of it.
 
 import { validateInbound, type Limits } from "../../../src/edge/validate-inbound.js";
 import { KIND } from "../../../src/kinds.js";
@@ -23,6 +25,8 @@ export interface StopRequestDeps {
   holds: (conversationId: string) => boolean;
   /** The runs under way: a stop ends the named agent's (active-runs.ts). */
   runs: { stop(conversationId: string, agent: string, mark: StopMark): number };
+  /** Mailbox agents (they pull their work): a stop marks their pending work stopped; resolves with whether there was any. */
+  mailbox?: { isMailbox(agent: string): boolean; stop(conversationId: string, agent: string, mark: StopMark): Promise<boolean> };
   counters: IngestCounters;
   clock: Clock;
   logger: Logger;
@@ -36,7 +40,7 @@ export class StopRequests {
 
   constructor(private readonly d: StopRequestDeps) {}
 
-  /** Takes one delivered stop request; resolves with how many runs it ended. */
+  /** Takes one delivered stop request; resolves with how many runs it ended (or mailbox agents' pending work it marked). */
   async take(raw: unknown, relay?: string): Promise<number> {
     const now = this.d.clock.now();
     const edge = validateInbound(raw, this.d.limits, [KIND.STOP], Math.floor(now / 1000));
@@ -50,7 +54,10 @@ export class StopRequests {
     this.remember(ev.id);
     const mark = { eventId: ev.id, by: ev.pubkey };
     let stopped = 0;
-    for (const agent of decision.agents) stopped += this.d.runs.stop(decision.conversationId, agent, mark);
+    for (const agent of decision.agents) {
+      if (this.d.mailbox?.isMailbox(agent)) stopped += (await this.d.mailbox.stop(decision.conversationId, agent, mark)) ? 1 : 0;
+      else stopped += this.d.runs.stop(decision.conversationId, agent, mark);
+    }
     this.d.logger.info("stop request", { conversation: decision.conversationId, request: ev.id, by: ev.pubkey, agents: decision.agents.length, stopped });
     if (stopped === 0) this.d.counters.ignore("stop_nothing_running");
     return stopped;
