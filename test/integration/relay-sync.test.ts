@@ -59,6 +59,21 @@ describe("RelaySync", () => {
     await s.sync.stop();
   });
 
+  it("a first sync's back-fill takes quietly only what was written before the start: a message written since sets its agent to work, whichever copy comes first", async () => {
+    const s = setup();
+    await s.gateway.publish(s.p.root(s.p.owner, "old", [], [], T));
+    s.sync.start();
+    // Written after the start: the live subscription and the back-fill both bring it.
+    await s.gateway.publish(s.p.root(s.p.owner, "fresh", [], [], Math.floor(Date.now() / 1000) + 1));
+    s.release();
+    await s.sync.idle();
+    const fresh = s.ingested.filter((x) => x.ev.content === "fresh");
+    expect(fresh.length).toBeGreaterThanOrEqual(2);
+    expect(fresh.map((x) => x.quiet)).toEqual(fresh.map(() => false));
+    expect(s.ingested.filter((x) => x.ev.content === "old").every((x) => x.quiet)).toBe(true);
+    await s.sync.stop();
+  });
+
   it("a back-fill stopped midway moves no mark", async () => {
     const s = setup();
     s.marks.set(s.gateway.url, T);

@@ -223,7 +223,9 @@ export class RelaySync {
       filters: this.filters(),
       since, pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT,
       space: { authors: authorsOf(this.audience), enumerable: ENUMERABLE },
-      ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet, !again).then(
+      // Quiet is for history: a message written since the start sets its agent to work even when
+      // the back-fill's copy comes before the live one (as the live subscription's rule has it).
+      ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet && this.isHistory(ev as NostrEvent, started), !again).then(
         (o) => o.status === "deferred",
         (err: unknown) => (failed++, this.d.onError?.(err), false),
       ),
@@ -244,6 +246,12 @@ export class RelaySync {
     }
     this.record(url, out, since);
     return out;
+  }
+
+  /** Whether a first sync takes `ev` quietly: written before the daemon started (or this back-fill did). */
+  private isHistory(ev: NostrEvent, started: number): boolean {
+    const createdAt = (ev as { created_at?: unknown }).created_at;
+    return typeof createdAt !== "number" || createdAt < (this.historyBefore ?? Math.floor(started / 1000));
   }
 
   private record(url: string, r: CatchupResult, since: number | undefined): void {
