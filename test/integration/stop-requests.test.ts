@@ -63,4 +63,14 @@ describe("stop requests", () => {
       stop_not_authorised: 2, bad_signature: 1, stop_other_project: 1, stop_unknown_conversation: 2, stop_names_no_agent: 1,
     });
   });
+
+  it("a stop replayed later (captured off a relay, sent again after a restart) ends nothing", async () => {
+    const { p, held, run, counters, stops, coder } = setup();
+    // Signed by the owner, for this conversation and agent: only its age gives it away.
+    const old = Math.floor(Date.now() / 1000) - 10 * 60;
+    const replayed = sign(p.owner, 24134, "", [["e", held.id], ["p", coder.pubkey], ["a", p.coordinate]], old);
+    expect(await stops.take(replayed)).toBe(0);
+    expect(run.controller.signal.aborted).toBe(false);
+    expect(counters.snapshot().rejected).toEqual({ stop_stale: 1 });
+  });
 });

@@ -49,7 +49,7 @@ export class StopRequests {
     if (this.taken.has(ev.id)) return 0;
     const verdict = await this.d.verifier.check(ev).catch(() => "verify_failed" as const);
     if (verdict !== "ok") return this.refuse(verdict, "the stop request's id or signature does not verify", ev.id, relay);
-    const decision = decideStop(ev, this.d.project, this.d.holds);
+    const decision = decideStop(ev, this.d.project, this.d.holds, Math.floor(now / 1000));
     if (!decision.stop) return this.refuse(decision.reason, decision.detail, ev.id, relay);
     this.remember(ev.id);
     const mark = { eventId: ev.id, by: ev.pubkey };
