@@ -1,8 +1,32 @@
 // Runs the vitest suite and ends with the plain line CI reads: "N passed, N failed".
+// The dashboard's tests drive a real Chromium (test/helpers/browser.ts): when it is missing it
+// is installed first (apt-get, as root or through sudo); when that fails, those tests fail
+// saying why, they are never skipped.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+const CHROMIUM = process.env.TENEXD_CHROMIUM ?? "/usr/bin/chromium";
+
+function installChromium() {
+  if (existsSync(CHROMIUM)) return;
+  console.log(`Chromium is missing at ${CHROMIUM} (the dashboard's browser tests need it): installing the chromium package with apt-get`);
+  const root = process.getuid?.() === 0;
+  const sudo = !root && spawnSync("sudo", ["-n", "true"], { stdio: "ignore" }).status === 0;
+  if (!root && !sudo) {
+    console.log("cannot install Chromium: not root and no password-less sudo; the browser tests will fail (run: apt-get install -y chromium)");
+    return;
+  }
+  const apt = (args) => spawnSync(root ? "apt-get" : "sudo", root ? args : ["-n", "apt-get", ...args], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const updated = apt(["update"]);
+  const installed = updated.status === 0 ? apt(["install", "-y", "chromium"]) : updated;
+  if (installed.status !== 0 || !existsSync(CHROMIUM)) {
+    console.log(`installing Chromium failed (apt-get exit ${installed.status ?? installed.error?.message}); the browser tests will fail`);
+  } else console.log(`Chromium installed at ${CHROMIUM}`);
+}
+
+installChromium();
 
 const dir = mkdtempSync(join(tmpdir(), "tenexd-vitest-"));
 const out = join(dir, "results.json");

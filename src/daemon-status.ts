@@ -4,6 +4,7 @@
 // engine's parts report.
 
 import type { Problem } from "./problem-list.js";
+import type { MinutePoint } from "./dashboard/minute-series.js";
 import type { AccessPolicy } from "./relay-guard/access.js";
 import type { ConnectionLimits } from "./relay-guard/admission.js";
 import type { ClientLimits } from "./relay-guard/client-limits.js";
@@ -138,6 +139,22 @@ export interface RunFailure {
   message: string;
 }
 
+/** A command agent's run under way. */
+export interface ActiveRun {
+  runId: string;
+  agent: string;
+  conversationId: string;
+  /** Epoch ms. */
+  startedAt: number;
+}
+
+export interface FinishedRun extends ActiveRun {
+  endedAt: number;
+  /** ok, failed, or stopped (the Director stopped it). */
+  outcome: "ok" | "failed" | "stopped";
+  error?: string;
+}
+
 export interface Rejection {
   at: number;
   reason: string;
@@ -225,6 +242,12 @@ export interface DaemonStatus {
   /** Where the daemon's memory is (process.memoryUsage(), bytes). */
   memory: { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   agents: { runs: number; failures: number; running: number; lastFailure: RunFailure | undefined };
+  /** The command agents' runs under way now, oldest first. */
+  runs: ActiveRun[];
+  /** Each agent's last finished run since the daemon started (slug → run). */
+  lastRuns: Record<string, FinishedRun>;
+  /** Inbound events per minute over the last hour (src/dashboard/minute-series.ts), the last point the minute under way. */
+  perMinute: MinutePoint[];
   /** Every agent's unread count, and the ones above `limits.unreadThreshold`. */
   unread: { threshold: number; byAgent: { slug: string; pubkey: string; unread: number }[]; overThreshold: string[] };
   /** What the owner was told about and has not cleared: agents (slugs) and conversations. */

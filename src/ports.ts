@@ -4,7 +4,7 @@
 // the read port and the command port at the end of this file.
 
 import type { Conversation, ConversationRow } from "./conversation-state.js";
-import type { DaemonStatus, DamageRecord } from "./daemon-status.js";
+import type { ActiveRun, DaemonStatus, DamageRecord, FinishedRun } from "./daemon-status.js";
 import type { IndexReads } from "./read-model.js";
 import type { LogRecord, NewRecord } from "./records.js";
 import type { NostrEvent, UnsignedEvent } from "./types.js";
@@ -199,9 +199,20 @@ export interface ReadPort {
   close(): void;
 }
 
-/** The running daemon's read port: the reads, and its status. */
+/**
+ * What changed in the engine, as it happens: a conversation's row (new or changed), a message
+ * once it is durable and indexed (acknowledged), an agent's run starting or ending.
+ */
+export type EngineChange =
+  | { kind: "conversation"; id: string; title: string; phase: string; status: string; archived: boolean; messageCount: number }
+  | { kind: "message"; conversationId: string; id: string; n: number; author: string; eventKind: number; createdAt: number }
+  | { kind: "run"; state: "start" | "end"; run: ActiveRun | FinishedRun };
+
+/** The running daemon's read port: the reads, its status, and its changes as they happen. */
 export interface LiveReadPort extends ReadPort {
   status(): Promise<DaemonStatus>;
+  /** Calls `listener` with every change until the returned function is called. */
+  changes(listener: (change: EngineChange) => void): () => void;
 }
 
 /** The running engine, as the front desk reaches it. */
@@ -229,4 +240,10 @@ export interface CommandPort {
   inConversation<T>(conversationId: string, decide: (conv: Conversation, now: number) => Decision<T>): Promise<{ result: T; published?: NostrEvent }>;
   /** Signs `event` as `author`, takes it in like any inbound event, hands it to the outbox. */
   publish(author: string, event: UnsignedEvent): Promise<NostrEvent>;
+  /**
+   * Stops the runs of `agent` (pubkey) under way at `by`'s request (a pubkey: the owner), those
+   * on `conversationId` only when given: the program's process group is killed and each run is
+   * recorded as stopped by `by`. Resolves with the runs it stopped (none: nothing ran).
+   */
+  stopRun(agent: string, by: string, conversationId?: string): Promise<ActiveRun[]>;
 }

@@ -89,7 +89,7 @@ export interface ReadRecord extends Base {
   /** Log position up to which the agent has read. */
   seq: number;
   /** A stop request (kind 24134) marked a mailbox agent's pending work done: the request and its author. */
-  stoppedBy?: { eventId: string; by: string };
+  stoppedBy?: { eventId?: string; by: string };
 }
 
 export interface AckRecord extends Base {
@@ -145,7 +145,8 @@ export interface AgentRunRecord extends Base {
   outcome: "ok" | "failed" | "stopped";
   durationMs: number;
   error?: { kind: string; message: string };
-  stoppedBy?: { eventId: string; by: string };
+  /** Who stopped the run: a stop request (kind 24134) and its author, or the owner from the dashboard (no event). */
+  stoppedBy?: { eventId?: string; by: string };
 }
 
 /** Read files noted by agents (cleared by reflection→chat). */

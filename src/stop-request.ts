@@ -48,6 +48,6 @@ export function decideStop(ev: NostrEvent, project: ProjectInfo, holds: (convers
  * is marked stopped, a read mark up to the conversation's last message that names the request.
  * Nothing when it had nothing pending.
  */
-export function decideStopPending(conv: Conversation, agent: string, stoppedBy: { eventId: string; by: string }, now: number): NewRecord[] {
+export function decideStopPending(conv: Conversation, agent: string, stoppedBy: { eventId?: string; by: string }, now: number): NewRecord[] {
   return decideRead(conv, agent, markPosition(conv, undefined), now).map((r) => ({ ...r, stoppedBy }));
 }

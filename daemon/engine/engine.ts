@@ -32,6 +32,7 @@ import { liveOperations, type LiveOperations } from "./agents/live-operations.js
 import { commandAgentsOf, type CommandAgent } from "./agents/command-agents.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
+import { LiveFeed } from "./live-feed.js";
 import { InboundRoute } from "./ingest/route.js";
 import type { BackgroundLoop } from "./loops/background-loop.js";
 import { engineLoops, RETRY_TEXT, type EngineLoops } from "./loops/engine-loops.js";
@@ -80,6 +81,8 @@ export class Engine {
   private readonly abort = new AbortController();
   private releaseLock: () => void = () => undefined;
   private readonly counters = new IngestCounters();
+  /** Changes as they happen, for the front desk's live views (live-feed.ts). */
+  private readonly feed = new LiveFeed();
   private readonly queues: ConversationQueues;
   private readonly cache = new ContextCache();
   /** Recent problems, one entry per cause with its repeat count (src/problem-list.ts). */
@@ -176,6 +179,7 @@ export class Engine {
         this.indexIncomplete = true;
         this.problem("index_apply_failed", `${id}: ${String(err)}`);
       },
+      onIndexed: (items) => this.feed.indexed(items),
       onLoad: (conv) => recoverOpenSession(conv.exec),
       onLoadError: (err, id) => this.problem("recovery_failed", `${id}: ${String(err)}`),
       // Once the relays are connected: a title or status change is announced (kind 513).
@@ -237,6 +241,7 @@ export class Engine {
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
       signal: this.abort.signal, entities, active,
+      onRun: (state, run) => this.feed.emit({ kind: "run", state, run }),
     });
     route.connect({ runs: runner, outbox, threads });
     const sync = new RelaySync({
@@ -284,7 +289,7 @@ export class Engine {
     const loops = (this.loops = engineLoops({
       project: this.project, clock: this.clock, index, store, route: parts.route, gateway: relays.gateway,
       orchestrator: parts.signers.get(this.project.orchestrator.pubkey)!, threads: parts.threads, sync: parts.sync,
-      outbox: parts.outbox, problem: (kind, detail) => this.problem(kind, detail),
+      outbox: parts.outbox, counters: this.counters, problem: (kind, detail) => this.problem(kind, detail),
     }));
     for (const l of loops.all) l.start(l.status.name === "heartbeat");
   }
@@ -325,7 +330,7 @@ export class Engine {
   /** The engine as the front desk reaches it (src/ports.ts): its reads (the caller closes them) and its commands. */
   ports(): EnginePorts {
     const state = this.state();
-    return { reads: engineReads(state), commands: engineCommands(state.route, state.store) };
+    return { reads: engineReads(state), commands: engineCommands(state.route, state.store, state.runner) };
   }
 
   /** What the start says once ready. */
@@ -341,7 +346,7 @@ export class Engine {
       project: this.project, clock: this.clock, startedAt: this.startedAt, readyAt: this.readyAt, startup: this.startup,
       relayUrls: relays.urls, embedded: relays.embedded, gateway: relays.gateway, sync: parts.sync, counters: this.counters,
       queues: this.queues, store, runner: parts.runner, escalator: loops.escalator, verifier, outbox: parts.outbox,
-      loops: loops.all, log, index, problems: this.problems, entities: parts.entities, route: parts.route,
+      loops: loops.all, log, index, problems: this.problems, entities: parts.entities, route: parts.route, feed: this.feed,
     };
   }
 

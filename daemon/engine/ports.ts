@@ -6,6 +6,7 @@
 import { listDamage } from "../../adapters/fs-log/damage-records.js";
 import { openIndexReader } from "../../adapters/sqlite-index/open-index-reader.js";
 import type { CommandPort, LiveReadPort } from "../../src/ports.js";
+import type { AgentRunner } from "./agents/agent-runner.js";
 import type { InboundRoute } from "./ingest/route.js";
 import { directorStatus, type EngineState } from "./status.js";
 import type { ConversationStore } from "./store/conversation-store.js";
@@ -19,11 +20,12 @@ export function engineReads(d: EngineState): LiveReadPort {
     entities: d.entities,
     damage: () => listDamage(d.project.tenexDir),
     status: () => directorStatus(d),
+    changes: (listener) => d.feed.listen(listener),
     close: () => index.close(),
   };
 }
 
-export function engineCommands(route: InboundRoute, store: ConversationStore): CommandPort {
+export function engineCommands(route: InboundRoute, store: ConversationStore, runner: AgentRunner): CommandPort {
   return {
     // The index is awaited outside the conversation's queue: the feeder applies in batches and
     // must not wait on this conversation's next task.
@@ -39,5 +41,7 @@ export function engineCommands(route: InboundRoute, store: ConversationStore): C
       await store.indexed();
       return ev;
     },
+    // The run's record (outcome stopped) is written by the runner once its program is gone.
+    stopRun: async (agent, by, conversationId) => runner.stop(agent, { by }, conversationId),
   };
 }

@@ -21,6 +21,7 @@ import type { IngestCounters } from "./ingest/counters.js";
 import type { InboundRoute } from "./ingest/route.js";
 import type { BackgroundLoop } from "./loops/background-loop.js";
 import type { Escalator } from "./loops/escalation.js";
+import type { LiveFeed } from "./live-feed.js";
 import { EMBEDDED_MARK } from "./relays/embedded-start.js";
 import type { Outbox } from "./relays/outbox.js";
 import type { RelaySync } from "./relays/relay-sync.js";
@@ -51,6 +52,7 @@ export interface EngineState {
   problems: ProblemList;
   entities: EntityFetcher;
   route: InboundRoute;
+  feed: LiveFeed;
 }
 
 export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
@@ -74,6 +76,9 @@ export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
     // Where the daemon's memory is: the JS heap, and memory outside it (Buffers, the workers' heaps are in rss only).
     memory: process.memoryUsage(),
     agents: { ...d.runner.stats },
+    runs: d.runner.running(),
+    lastRuns: d.runner.lastRuns(),
+    perMinute: d.counters.perMinute(now),
     unread: unreadBacklog(d, now),
     escalated: {
       agents: [...d.escalator.flaggedAgents].map((pk) => d.project.agents.find((a) => a.pubkey === pk)?.slug ?? pk),

@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "ack", load: async () => (await import("../../front-desk/cli/ack.js")).ack },
   { name: "close", load: async () => (await import("../../front-desk/cli/close.js")).close },
   { name: "reopen", load: async () => (await import("../../front-desk/cli/close.js")).reopen },
+  { name: "dashboard", load: async () => (await import("../../front-desk/cli/dashboard.js")).dashboard },
   { name: "reindex", load: async () => (await import("./reindex.js")).reindex },
   { name: "import", load: async () => (await import("./import.js")).importCommand },
   { name: "damage", load: async () => (await import("./damage.js")).damage },

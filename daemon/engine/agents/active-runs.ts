@@ -3,9 +3,9 @@
 // run with. A run is open from the moment it is set to work until its record is committed.
 
 export interface StopMark {
-  /** The stop request's event id. */
-  eventId: string;
-  /** Its author. */
+  /** The stop request's event id (kind 24134); none for a stop from the dashboard. */
+  eventId?: string;
+  /** Who asked: its author, or the owner for a stop from the dashboard. */
   by: string;
 }
 

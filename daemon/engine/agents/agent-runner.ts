@@ -24,7 +24,7 @@ import { buildAgentInput } from "../../../src/agent-input.js";
 import { planOutput } from "../../../src/output-plan.js";
 import type { AgentOutput } from "../../../src/agent-output.js";
 import { runCommand, type CommandResult } from "./command-backend.js";
-import type { RunFailure } from "../../../src/daemon-status.js";
+import type { ActiveRun as RunView, FinishedRun, RunFailure } from "../../../src/daemon-status.js";
 import type { ActiveRun, ActiveRuns, StopMark } from "./active-runs.js";
 import { PublishRefusedError } from "../../../src/errors.js";
 
@@ -46,6 +46,8 @@ export interface RunnerDeps {
   entities?: EntityFetcher;
   /** The runs under way (who works where; what a stop request ends). */
   active?: ActiveRuns;
+  /** Told when a run starts and when it ends (the dashboard's live feed). */
+  onRun?: (state: "start" | "end", run: RunView | FinishedRun) => void;
 }
 
 interface RunError {
@@ -66,6 +68,10 @@ function runRecords(conv: Conversation, agent: AgentInfo, trigger: NostrEvent, d
 export class AgentRunner {
   private readonly inFlight = new Set<Promise<void>>();
   readonly stats = { runs: 0, failures: 0, running: 0, lastFailure: undefined as RunFailure | undefined };
+  /** Runs under way, by run id: what the status shows, and the handle that stops it. */
+  private readonly runs = new Map<string, { view: RunView; handle: ActiveRun }>();
+  /** Each agent's last finished run (by slug). */
+  private readonly last = new Map<string, FinishedRun>();
 
   constructor(private readonly d: RunnerDeps) {}
 
@@ -77,6 +83,31 @@ export class AgentRunner {
     this.inFlight.add(p);
   }
 
+  /** The runs under way, oldest first. */
+  running(): RunView[] {
+    return [...this.runs.values()].map((r) => ({ ...r.view }));
+  }
+
+  lastRuns(): Record<string, FinishedRun> {
+    return Object.fromEntries(this.last);
+  }
+
+  /**
+   * Stops `agent`'s runs (on `conversationId` only, when given) at `mark.by`'s request (the
+   * owner, from the dashboard): as a stop request does, their process groups are killed and each
+   * run is recorded as stopped.
+   */
+  stop(agent: string, mark: StopMark, conversationId?: string): RunView[] {
+    const stopped: RunView[] = [];
+    for (const { view, handle } of this.runs.values()) {
+      if (handle.agent !== agent || handle.stoppedBy || (conversationId !== undefined && view.conversationId !== conversationId)) continue;
+      handle.stoppedBy = mark;
+      handle.controller.abort();
+      stopped.push({ ...view });
+    }
+    return stopped;
+  }
+
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
@@ -84,16 +115,17 @@ export class AgentRunner {
   private async run(convId: string, agent: CommandAgent, trigger: NostrEvent): Promise<void> {
     // In memory for the whole run: its execution-time session is open while the command runs.
     this.d.store.pin(convId);
-    const active = this.d.active?.open(convId, agent.pubkey);
+    // Every run can be stopped; the shared register (when there is one) also tells who works where.
+    const active = this.d.active?.open(convId, agent.pubkey) ?? { conversationId: convId, agent: agent.pubkey, controller: new AbortController() };
     try {
       await this.runPinned(convId, agent, agent.backend, trigger, active);
     } finally {
-      if (active) this.d.active!.close(active);
+      this.d.active?.close(active);
       this.d.store.unpin(convId);
     }
   }
 
-  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun | undefined): Promise<void> {
+  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun): Promise<void> {
     const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -115,29 +147,44 @@ export class AgentRunner {
     this.stats.runs++;
     this.stats.running++;
     const started = this.d.clock.now();
+    const view: RunView = { runId: randomUUID(), agent: agent.slug, conversationId: convId, startedAt: started };
+    this.runs.set(view.runId, { view, handle: active });
+    this.d.onRun?.("start", view);
     let result: CommandResult;
     try {
       result = await runCommand(
         { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
-        input, { signal: active ? AbortSignal.any([this.d.signal, active.controller.signal]) : this.d.signal },
+        input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]) },
       );
     } finally {
       this.stats.running--;
+      this.runs.delete(view.runId);
     }
     const durationMs = this.d.clock.now() - started;
-    const stoppedBy = active?.stoppedBy;
-    if (stoppedBy && !result.ok) {
-      // Stopped by one of the project's people: recorded as such, not as a failure; nothing else changes.
-      const error = { kind: "stopped", message: `stopped by request ${stoppedBy.eventId.slice(0, 12)}… from ${stoppedBy.by.slice(0, 12)}…: ${result.error.message}` };
-      this.d.logger.info("agent run stopped", { conversation: convId, agent: agent.slug, request: stoppedBy.eventId });
-      await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, error, now, stoppedBy), result: undefined }));
-      return;
-    }
-    const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
-    const { error } = answered;
-    if (error) this.fail(convId, agent, error.kind, error.message);
-    if (!answered.recorded) {
-      await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, error, now), result: undefined }));
+    let error: RunError | undefined;
+    try {
+      const stoppedBy = active.stoppedBy;
+      if (stoppedBy && !result.ok) {
+        // Stopped by one of the project's people: recorded as such, not as a failure; nothing else changes.
+        const request = stoppedBy.eventId ? `request ${stoppedBy.eventId.slice(0, 12)}… from ` : "";
+        error = { kind: "stopped", message: `stopped by ${request}${stoppedBy.by.slice(0, 12)}…: ${result.error.message}` };
+        this.d.logger.info("agent run stopped", { conversation: convId, agent: agent.slug, by: stoppedBy.by, ...(stoppedBy.eventId ? { request: stoppedBy.eventId } : {}) });
+        const stopped = error;
+        await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, stopped, now, stoppedBy), result: undefined }));
+        return;
+      }
+      const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
+      error = answered.error;
+      if (error) this.fail(convId, agent, error.kind, error.message);
+      if (!answered.recorded) {
+        const failed = error;
+        await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, failed, now), result: undefined }));
+      }
+    } finally {
+      const outcome = error === undefined ? "ok" : error.kind === "stopped" ? "stopped" : "failed";
+      const ended: FinishedRun = { ...view, endedAt: this.d.clock.now(), outcome, ...(error ? { error: error.message } : {}) };
+      this.last.set(agent.slug, ended);
+      this.d.onRun?.("end", ended);
     }
   }
 

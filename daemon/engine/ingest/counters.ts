@@ -2,6 +2,7 @@
 // rejections kept verbatim (reason + detail) for the Director's status.
 
 import type { Rejection } from "../../../src/daemon-status.js";
+import { emptyRing, perMinute, sample, type MinutePoint } from "../../../src/dashboard/minute-series.js";
 
 export class IngestCounters {
   readonly accepted = { total: 0 };
@@ -11,6 +12,8 @@ export class IngestCounters {
   private readonly rejected = new Map<string, number>();
   private readonly ignored = new Map<string, number>();
   private readonly recent: Rejection[] = [];
+  /** The counters at the start of each of the last 60 minutes. */
+  private readonly minutes = emptyRing();
 
   constructor(private readonly keepRecent = 50) {}
 
@@ -22,6 +25,16 @@ export class IngestCounters {
 
   ignore(reason: string): void {
     this.ignored.set(reason, (this.ignored.get(reason) ?? 0) + 1);
+  }
+
+  /** Takes the minute's sample when a new minute has begun (the minute-counters loop calls it). */
+  sampleMinute(now: number): void {
+    sample(this.minutes, now, { accepted: this.accepted.total, rejected: Object.fromEntries(this.rejected) });
+  }
+
+  /** Accepted and rejected (by reason) per minute over the last hour. */
+  perMinute(now: number): MinutePoint[] {
+    return perMinute(this.minutes, now, { accepted: this.accepted.total, rejected: Object.fromEntries(this.rejected) });
   }
 
   snapshot() {

@@ -14,6 +14,7 @@ import { BackfillIncompleteError, type RelaySync } from "../relays/relay-sync.js
 import type { ThreadFetcher } from "../relays/thread-fetcher.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import type { NdkGateway } from "../../../adapters/nostr/ndk-gateway.js";
+import type { IngestCounters } from "../ingest/counters.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { Escalator } from "./escalation.js";
 import { escalationState } from "./escalation-state.js";
@@ -36,6 +37,7 @@ export interface LoopParts {
   threads: ThreadFetcher;
   sync: RelaySync;
   outbox: Outbox;
+  counters: IngestCounters;
   problem(kind: string, detail: string): void;
 }
 
@@ -83,6 +85,8 @@ export function engineLoops(p: LoopParts): EngineLoops {
       async () => void (await publishHeartbeat(p.gateway, p.orchestrator, project.info, p.clock.now())), now),
     new BackgroundLoop("turn-timeouts", 5_000, () => timeoutTurns(p.store, p.route), now),
     new BackgroundLoop("escalation", 30_000, () => escalator.check(), now),
+    // A sample at the start of each minute, for the per-minute counts (src/dashboard/minute-series.ts).
+    new BackgroundLoop("minute-counters", 5_000, async () => p.counters.sampleMinute(now()), now),
   ];
   return { backfillRetry, escalator, all };
 }

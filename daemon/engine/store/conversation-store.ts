@@ -10,7 +10,7 @@ import { indexItem } from "../../../src/index-item.js";
 import { eventMemoryBytes } from "../../../src/memory-estimate.js";
 import { pTagRecipients, type RecipientsOf } from "../../../src/messaging/recipients.js";
 import { currentTurn } from "../../../src/turns.js";
-import type { ConversationIndex, ConversationLog } from "../../../src/ports.js";
+import type { ConversationIndex, ConversationLog, IndexItem } from "../../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { IndexFeeder } from "./index-feeder.js";
@@ -30,6 +30,8 @@ export interface StoreOptions {
   isBusy?: (id: string) => boolean;
   /** The index is derived: a failure there is reported, never fatal (it is repaired at start). */
   onIndexError?: (err: unknown, conversationId: string) => void;
+  /** Told what each index apply made visible (the live feed). */
+  onIndexed?: (items: readonly IndexItem[]) => void;
   /**
    * Records to commit when a conversation is loaded from its log, e.g. closing an execution
    * session a crash left open. Recovery is lazy: memory and start time stay bounded.
@@ -67,7 +69,7 @@ export class ConversationStore {
     this.recipientsOf = opts.recipientsOf ?? pTagRecipients;
     const isBusy = opts.isBusy ?? (() => false);
     this.cache = new ConversationCache(opts.maxCachedBytes ?? DEFAULT_CACHE_BYTES, (id) => this.pinned.has(id) || isBusy(id));
-    this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")));
+    this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")), opts.onIndexed);
   }
 
   /**

@@ -36,6 +36,8 @@ export class IndexFeeder {
   constructor(
     private readonly index: ConversationIndex,
     private readonly onError: (err: unknown, conversationIds: string[]) => void,
+    /** Told what each apply made visible, once it is in the index. */
+    private readonly onApplied: (items: readonly IndexItem[]) => void = () => undefined,
   ) {}
 
   /**
@@ -83,8 +85,10 @@ export class IndexFeeder {
     const items: IndexItem[] = [...this.pending.values()];
     this.pending = new Map();
     this.scheduled = false;
+    let applied = false;
     try {
       if (items.length > 0) this.index.applyBatch(items);
+      applied = items.length > 0;
     } catch (err) {
       this.onError(err, items.map((i) => i.conversationId));
     } finally {
@@ -92,5 +96,6 @@ export class IndexFeeder {
       this.lastApplyMs = this.lastApply - start;
       this.release();
     }
+    if (applied) this.onApplied(items);
   }
 }

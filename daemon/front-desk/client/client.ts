@@ -131,6 +131,11 @@ export class TenexClient implements ReadApi {
     return this.post(`/agents/${enc(agent)}/output`, req);
   }
 
+  /** A one-time login link for the dashboard (owner's token only). */
+  dashboardLogin(): Promise<{ url: string; expiresAt: number }> {
+    return this.post("/dashboard/login", {});
+  }
+
   private get<T>(path: string, query: Record<string, QueryValue> = {}): Promise<T> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));

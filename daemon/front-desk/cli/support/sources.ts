@@ -57,3 +57,9 @@ export function requireDaemon(ctx: CommandContext, what: string): TenexClient {
   }
   return new TenexClient(endpoint);
 }
+
+/** The running daemon's client, or undefined when none runs. */
+export function daemonClient(ctx: CommandContext): TenexClient | undefined {
+  const endpoint = discoverDaemon(tenexDir(ctx));
+  return endpoint ? new TenexClient(endpoint) : undefined;
+}
