@@ -38,7 +38,7 @@ interface StartSample {
 // The back-fill of the overlap window runs after ready, in the background.
 const BACKFILL_TIMEOUT_MS = 120_000;
 
-interface Setup {
+export interface Setup {
   project: BenchProject;
   relay: RelayChild;
   fill: FillReport;
@@ -48,7 +48,7 @@ interface Setup {
 }
 
 /** `cache`: use the store filled once and kept between runs (for the 1,000,000-event store). */
-async function setUp(shape: Shape, cache: boolean, ctx: BenchContext): Promise<Setup> {
+export async function setUp(shape: Shape, cache: boolean, ctx: BenchContext): Promise<Setup> {
   await ensureDataset(shape, ctx.progress);
   const dir = mkdtempSync(join(tmpdir(), `tenexd-restart-bench-`));
   const relayDb = join(dir, "relay.sqlite");

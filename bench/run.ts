@@ -13,6 +13,7 @@ import { benchContext, type BenchContext } from "./bench-context.js";
 import { benchCacheRss } from "./cache-rss.js";
 import { benchCatchup } from "./catchup.js";
 import { benchCliWall } from "./cli-wall.js";
+import { benchDashboard } from "./dashboard.js";
 import { setDaemonNodeArgs } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { benchFsyncLimit } from "./fsync-limit.js";
@@ -121,9 +122,18 @@ const TASKS: Task[] = [
     run: () => benchIndexQueries({ messages: 1_000_000 }),
   },
   {
+    id: "dashboard-10k", est: [40, 40], produces: ["dashboard_api_10k_", "dashboard_overview_paint_10k_", "dashboard_event_p50_10k_", "dashboard_event_p99_10k_"],
+    run: (ctx) => benchDashboard(ctx, "10k"),
+  },
+  {
     id: "restart-1m", est: [0, 120], produces: ["restart_1m_", "status_1m_"],
     fullOnly: "restart_1m_*, status_1m_ms (1,000,000 stored events): full run only",
     run: (ctx) => benchRestart(ctx, "1m"),
+  },
+  {
+    id: "dashboard-1m", est: [0, 150], produces: ["dashboard_api_1m_", "dashboard_overview_paint_1m_", "dashboard_event_p50_1m_", "dashboard_event_p99_1m_"],
+    fullOnly: "dashboard_*_1m (the dashboard on 1,000,000 stored events): full run only",
+    run: (ctx) => benchDashboard(ctx, "1m"),
   },
 ];
 
@@ -166,7 +176,7 @@ async function main(): Promise<number> {
   const { tasks, skipped } = select(args.quick, args.only);
   const estimate = (t: Task) => t.est[args.quick ? 0 : 1];
   let remaining = tasks.reduce((s, t) => s + estimate(t), 0);
-  if (tasks.some((t) => t.id === "restart-1m")) {
+  if (tasks.some((t) => t.id === "restart-1m" || t.id === "dashboard-1m")) {
     if (!(await datasetCached(SHAPES.million))) {
       remaining += SIGN_1M_S;
       console.log(`The 1,000,000-event set is not cached yet: signing it takes ~${fmtS(SIGN_1M_S)} on this machine (once).`);

@@ -212,6 +212,8 @@ export interface IndexReads {
   readonly unread: {
     unreadList(agent: string, opts: UnreadOptions): UnreadPage<MessageSummary>;
     inbox(agent: string, opts: InboxOptions): Inbox;
+    /** Unexpired unread messages by priority rank (src/messaging/priority.ts: 0 critical … 3 low; none given is medium). */
+    byPriorityRank(agent: string, now: number): number[];
   };
   readonly stats: { stats(opts: StatsOptions): IndexStats };
   /** Candidates for the 1-on-1 conversation of two agents, newest first (confirmed on their roots). */

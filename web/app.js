@@ -1,7 +1,7 @@
 // The dashboard's shell: the session, the navigation (real links, handled here so the page and
 // its one live stream stay), the read-only banner, and the page for the address.
 
-import { html, loadSession, openLive, render, session, useEffect, useLive, useState } from "./lib.js";
+import { html, loadSession, openLive, prefetch, render, session, useEffect, useLive, useState } from "./lib.js";
 import { Overview } from "./pages/overview.js";
 import { Conversations } from "./pages/conversations.js";
 import { ConversationPage } from "./pages/conversation.js";
@@ -78,6 +78,8 @@ document.addEventListener("click", (e) => {
   navigate(url.pathname + url.search);
 });
 
+// The overview's status is asked for beside the session, not after it (the HTML preloads it).
+if (location.pathname === "/") prefetch("/status");
 await loadSession();
 openLive();
 const root = document.getElementById("app");

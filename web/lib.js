@@ -32,6 +32,16 @@ async function answer(r) {
 
 export const get = (path) => fetch(`/api/v1${path}`, { headers: { accept: "application/json" } }).then(answer);
 
+// A read started before the page's modules and session are in (the overview's status).
+const early = new Map();
+export const prefetch = (path) => early.set(path, get(path).catch(() => undefined));
+/** The prefetched answer once (undefined if none was started or it failed), else a fresh read. */
+export async function getOnce(path) {
+  const p = early.get(path);
+  early.delete(path);
+  return (p && (await p)) ?? get(path);
+}
+
 export const post = (path, body = {}) =>
   fetch(`/api/v1${path}`, {
     method: "POST", headers: { "content-type": "application/json", "x-csrf-token": session.csrf }, body: JSON.stringify(body),

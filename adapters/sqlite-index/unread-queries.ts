@@ -27,6 +27,11 @@ const SELECT_UNREAD_PAGE = `
     AND (@include_expired = 1 OR ${unexpiredSql("r.expiration", "@now_sec")})
   ORDER BY r.priority_rank, r.created_at, r.conversation_id, r.n
   LIMIT @limit OFFSET @offset`;
+// Read from the covering index alone (it holds the rank and the expiration).
+const COUNT_UNREAD_BY_RANK = `
+  SELECT priority_rank AS rank, COUNT(*) AS unread FROM recipients
+  WHERE recipient = @agent AND unread = 1 AND ${unexpiredSql("expiration", "@now_sec")}
+  GROUP BY priority_rank`;
 // Sorted and cut in SQL: an agent may have unread mail in hundreds of conversations.
 const SELECT_UNREAD_BY_CONVERSATION = `
   SELECT u.conversation_id, u.unread, c.title, c.phase, c.updated_at
@@ -48,12 +53,14 @@ export class UnreadQueries {
   private readonly countExpiredByConversation;
   private readonly selectPage;
   private readonly selectByConversation;
+  private readonly countByRank;
 
   constructor(db: Database.Database) {
     this.selectUnreadTotal = db.prepare<[string], number>(SELECT_UNREAD_TOTAL).pluck();
     this.countExpired = db.prepare<AgentAt, number>(COUNT_EXPIRED_UNREAD).pluck();
     this.countExpiredByConversation =
       db.prepare<AgentAt, { conversation_id: string; expired: number }>(COUNT_EXPIRED_UNREAD_BY_CONVERSATION);
+    this.countByRank = db.prepare<AgentAt, { rank: number; unread: number }>(COUNT_UNREAD_BY_RANK);
     this.selectPage = db.prepare<Record<string, string | number>, PageRow>(SELECT_UNREAD_PAGE);
     this.selectByConversation = db.prepare<[string, number], {
       conversation_id: string; unread: number; title: string; phase: string; updated_at: number;
@@ -63,6 +70,12 @@ export class UnreadQueries {
   unreadCount(agent: string, now: number, includeExpired = false): number {
     const all = this.selectUnreadTotal.get(agent) ?? 0;
     return includeExpired ? all : all - (this.countExpired.get({ agent, now_sec: nowSeconds(now) }) ?? 0);
+  }
+
+  byPriorityRank(agent: string, now: number): number[] {
+    const counts: number[] = [];
+    for (const r of this.countByRank.all({ agent, now_sec: nowSeconds(now) })) counts[r.rank] = r.unread;
+    return Array.from(counts, (c) => c ?? 0);
   }
 
   unreadList(agent: string, opts: UnreadOptions): UnreadPage<MessageSummary> {

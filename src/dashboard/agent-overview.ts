@@ -3,6 +3,7 @@
 
 import type { ActiveRun, FinishedRun } from "../daemon-status.js";
 import type { Summary } from "../read-model.js";
+import { priorityRank } from "../messaging/priority.js";
 import { PRIORITIES, type Priority } from "../types.js";
 
 export interface AgentOverview {
@@ -11,19 +12,14 @@ export interface AgentOverview {
   backend: string;
   unread: number;
   overThreshold: boolean;
-  /** Unread messages by priority (none given counts as medium), over the first `counted` of the inbox. */
+  /** Unread messages by priority (none given counts as medium). */
   byPriority: Record<Priority, number>;
-  counted: number;
   running: ActiveRun[];
   lastRun: FinishedRun | null;
   responseTime: Summary | null;
 }
 
-export function countByPriority(items: readonly { priority: string | null }[]): Record<Priority, number> {
-  const out = Object.fromEntries(PRIORITIES.map((p) => [p, 0])) as Record<Priority, number>;
-  for (const { priority } of items) {
-    const p = (PRIORITIES as readonly string[]).includes(priority ?? "") ? (priority as Priority) : "medium";
-    out[p]++;
-  }
-  return out;
+/** Counts by priority rank (src/messaging/priority.ts: `priorityRank`) as counts by priority. */
+export function byPriority(byRank: readonly number[]): Record<Priority, number> {
+  return Object.fromEntries(PRIORITIES.map((p) => [p, byRank[priorityRank(p)] ?? 0])) as Record<Priority, number>;
 }

@@ -22,7 +22,7 @@ export function Agents() {
     ${data ? html`<div class="scroll"><table class="list"><thead><tr><th>Agent</th><th>Unread (critical/high/medium/low)</th><th>Running</th><th>Last run</th><th>Response time (median/mean)</th><th></th></tr></thead>
       <tbody>${data.map((a) => html`<tr data-agent=${a.slug}>
         <td><a href=${`/agents/${a.slug}`}>${a.slug}</a> <span class="meta">${a.role} · ${a.backend}</span></td>
-        <td class=${a.overThreshold ? "bad" : ""}>${a.unread} (${a.byPriority.critical}/${a.byPriority.high}/${a.byPriority.medium}/${a.byPriority.low})${a.counted < a.unread ? ` of the first ${a.counted}` : ""}</td>
+        <td class=${a.overThreshold ? "bad" : ""}>${a.unread} (${a.byPriority.critical}/${a.byPriority.high}/${a.byPriority.medium}/${a.byPriority.low})</td>
         <td>${a.running.length === 0 ? "-" : a.running.map((r) => html`<div><a href=${`/conversations/${r.conversationId}`}>${short(r.conversationId)}</a> for ${duration(now - r.startedAt)}</div>`)}</td>
         <td>${a.lastRun ? html`<span class=${a.lastRun.outcome === "ok" ? "ok" : "bad"}>${a.lastRun.outcome}</span> ${when(a.lastRun.endedAt)} (${duration(a.lastRun.endedAt - a.lastRun.startedAt)})` : "-"}</td>
         <td>${secs(a.responseTime?.median)} / ${secs(a.responseTime?.mean)} over ${a.responseTime?.count ?? 0}</td>

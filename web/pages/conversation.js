@@ -6,7 +6,7 @@
 
 import { duration, ErrorNote, get, html, post, session, short, useLoad, useState, when, whenSecs } from "../lib.js";
 
-function Entry({ e }) {
+function Entry({ e, name }) {
   const d = e.data;
   switch (e.kind) {
     case "message":
@@ -16,17 +16,17 @@ function Entry({ e }) {
           <time>${whenSecs(d.createdAt)}</time></div>
         <div class="content">${e.content ?? d.preview}</div></li>`;
     case "phase":
-      return html`<li class="event">${d.from === d.to ? `handoff in ${d.to}` : `phase ${d.from} → ${d.to}`} by ${d.by}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
+      return html`<li class="event">${d.from === d.to ? `handoff in ${d.to}` : `phase ${d.from} → ${d.to}`} by ${name(d.by)}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
     case "phase_refused":
-      return html`<li class="event refused">refused: ${d.from} → ${d.to} by ${d.by}: ${d.reason} <time>${when(e.at)}</time></li>`;
+      return html`<li class="event refused">refused: ${d.from} → ${d.to} by ${name(d.by)}: ${d.reason} <time>${when(e.at)}</time></li>`;
     case "turn_start":
-      return html`<li class="event">turn ${d.number} (${d.phase}) → ${d.agents.join(", ")}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
+      return html`<li class="event">turn ${d.number} (${d.phase}) → ${d.agents.map(name).join(", ")}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
     case "completion":
-      return html`<li class="event">${d.agent} completed${d.message ? `: ${d.message}` : ""} <time>${when(e.at)}</time></li>`;
+      return html`<li class="event">${name(d.agent)} completed${d.message ? `: ${d.message}` : ""} <time>${when(e.at)}</time></li>`;
     case "turn_end":
       return html`<li class="event">turn ended: ${d.status}${d.reason ? ` (${d.reason})` : ""} <time>${when(e.at)}</time></li>`;
     case "status":
-      return html`<li class="event">${d.status}${d.by ? ` by ${d.by}` : ""}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
+      return html`<li class="event">${d.status}${d.by ? ` by ${name(d.by)}` : ""}${d.reason ? `: ${d.reason}` : ""} <time>${when(e.at)}</time></li>`;
     default:
       return null;
   }
@@ -114,7 +114,9 @@ function Actions({ detail, agents, reload }) {
 export function ConversationPage({ id }) {
   const { data: d, error, reload } = useLoad(() => get(`/conversations/${encodeURIComponent(id)}`), [id], ["message", "conversation"],
     (m) => m.conversationId === id || m.id === id);
-  const agents = useLoad(() => get("/stats").then((s) => s.agents.map((a) => a.slug)), []).data ?? [];
+  const known = useLoad(() => get("/stats").then((s) => s.agents), []).data ?? [];
+  const agents = known.map((a) => a.slug);
+  const name = (pk) => known.find((a) => a.pubkey === pk)?.slug ?? (/^[0-9a-f]{64}$/.test(pk ?? "") ? short(pk) : pk);
   if (!d) return html`<h1>Conversation</h1>${error ? html`<${ErrorNote} error=${error} />` : html`<p class="loading">Loading…</p>`}`;
   const c = d.conversation;
   const messages = d.timeline.filter((e) => e.kind === "message");
@@ -125,7 +127,7 @@ export function ConversationPage({ id }) {
     <${ErrorNote} error=${error} />
     <${Actions} detail=${d} agents=${agents} reload=${reload} />
     <div class="columns">
-      <section aria-labelledby="tl-h" class="wide"><h2 id="tl-h">Timeline</h2><ol class="timeline">${d.timeline.map((e) => html`<${Entry} e=${e} key=${e.n} />`)}</ol></section>
+      <section aria-labelledby="tl-h" class="wide"><h2 id="tl-h">Timeline</h2><ol class="timeline">${d.timeline.map((e) => html`<${Entry} e=${e} name=${name} key=${e.n} />`)}</ol></section>
       <aside>
         <section aria-labelledby="viewed-h"><h2 id="viewed-h">Viewed since the last message</h2><p>${d.viewedBy.length ? d.viewedBy.join(", ") : "nobody"}</p></section>
         <section aria-labelledby="turns-h"><h2 id="turns-h">Turns</h2>${d.turns.length === 0 ? html`<p class="empty">None.</p>` : html`<ol>${d.turns.map((t) =>

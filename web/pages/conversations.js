@@ -53,16 +53,18 @@ export function Conversations() {
     q.set("offset", String(o));
     return `/conversations?${q}`;
   };
+  // The filter fields are uncontrolled (their defaults come from the address): a live reload of
+  // the list re-renders the form, and must never undo what is being typed or chosen.
   return html`
     <h1>Conversations</h1>
     <${AskForm} onAsked=${(r) => navigate(`/conversations/${r.conversationId}`)} />
     <form class="filters" role="search" onSubmit=${apply} key=${key}>
-      <label>Search <input type="search" name="q" value=${f.q ?? ""} placeholder="title or text" /></label>
-      <label>Phase <select name="phase" value=${f.phase ?? ""}><option value="">any</option>${PHASES.map((p) => html`<option value=${p}>${p}</option>`)}</select></label>
-      <label>Status <select name="status" value=${f.status ?? ""}><option value="">any</option>${["open", "closed", "completed"].map((p) => html`<option value=${p}>${p}</option>`)}</select></label>
-      <label>Participant <input name="participant" value=${f.participant ?? ""} placeholder="agent slug" /></label>
-      <label>Archived <select name="archived" value=${f.archived ?? ""}><option value="">any</option><option value="true">archived</option><option value="false">not archived</option></select></label>
-      <label class="check"><input type="checkbox" name="includeExpired" value="true" checked=${f.includeExpired === "true"} /> expired too</label>
+      <label>Search <input type="search" name="q" defaultValue=${f.q ?? ""} placeholder="title or text" /></label>
+      <label>Phase <select name="phase"><option value="">any</option>${PHASES.map((p) => html`<option value=${p} selected=${f.phase === p}>${p}</option>`)}</select></label>
+      <label>Status <select name="status"><option value="">any</option>${["open", "closed", "completed"].map((p) => html`<option value=${p} selected=${f.status === p}>${p}</option>`)}</select></label>
+      <label>Participant <input name="participant" defaultValue=${f.participant ?? ""} placeholder="agent slug" /></label>
+      <label>Archived <select name="archived"><option value="">any</option><option value="true" selected=${f.archived === "true"}>archived</option><option value="false" selected=${f.archived === "false"}>not archived</option></select></label>
+      <label class="check"><input type="checkbox" name="includeExpired" value="true" defaultChecked=${f.includeExpired === "true"} /> expired too</label>
       <button type="submit">Filter</button>
     </form>
     <${ErrorNote} error=${error} />

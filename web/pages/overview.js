@@ -2,14 +2,14 @@
 // rejections per minute over the last hour, queues, outbox, agents running, stuck turns,
 // agents behind on their inbox, the last problems, damage records.
 
-import { duration, ErrorNote, get, html, liveState, short, useEffect, useLive, useState, when } from "../lib.js";
+import { duration, ErrorNote, getOnce, html, liveState, short, useEffect, useLive, useState, when } from "../lib.js";
 import { TimeChart } from "../chart.js";
 
 function useStatus() {
   const [status, setStatus] = useState(liveState.lastStatus);
   const [error, setError] = useState();
   useEffect(() => {
-    if (!liveState.lastStatus) get("/status").then(setStatus, setError);
+    if (!liveState.lastStatus) getOnce("/status").then(setStatus, setError);
   }, []);
   useLive(["status"], (s) => {
     setStatus(s);

@@ -2,15 +2,12 @@
 // `tenexd dashboard` (owner's token), the Agents page's overview, and stopping an agent's run.
 // The live stream (GET /api/v1/events) is answered by the server itself: it stays open.
 
-import { countByPriority, type AgentOverview } from "../../../src/dashboard/agent-overview.js";
+import { byPriority, type AgentOverview } from "../../../src/dashboard/agent-overview.js";
 import type { DaemonStatus } from "../../../src/daemon-status.js";
 import { byParam, type Route } from "../api/router.js";
 import type { ApiServices } from "../api/services.js";
 import type { LoadedProject } from "../../config/index.js";
 import type { Sessions } from "./sessions.js";
-
-// The inbox read for the counts by priority: the most urgent first, so the ones past it are the least urgent.
-const COUNTED = 500;
 
 export function dashboardRoutes(s: ApiServices, project: LoadedProject, sessions: Sessions, port: () => number): Route[] {
   return [
@@ -40,13 +37,13 @@ export function dashboardRoutes(s: ApiServices, project: LoadedProject, sessions
 async function agentsOverview(s: ApiServices, project: LoadedProject): Promise<AgentOverview[]> {
   const stats = await s.reads.stats();
   const status: DaemonStatus | undefined = await s.status().catch(() => undefined);
-  return Promise.all(stats.agents.map(async (a) => {
-    const inbox = await s.reads.inbox(a.slug, { limit: COUNTED, offset: 0 });
+  const { reader, now } = s.actions.reads;
+  return stats.agents.map((a) => {
     return {
       slug: a.slug, role: a.role, backend: project.agents.find((x) => x.slug === a.slug)?.backend.type ?? "command",
-      unread: a.unread, overThreshold: a.overThreshold, byPriority: countByPriority(inbox.items), counted: inbox.items.length,
+      unread: a.unread, overThreshold: a.overThreshold, byPriority: byPriority(reader.unread.byPriorityRank(a.pubkey, now())),
       running: status?.runs.filter((r) => r.agent === a.slug) ?? [], lastRun: status?.lastRuns[a.slug] ?? null,
       responseTime: a.responseTime,
     };
-  }));
+  });
 }

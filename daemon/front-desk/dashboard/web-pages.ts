@@ -9,7 +9,7 @@ import { z } from "zod";
 import { readJsonBody } from "../api/body.js";
 import { ApiError } from "../api/errors.js";
 import { csrfMatches, type Session, type Sessions } from "./sessions.js";
-import type { StaticFiles } from "./static-files.js";
+import type { StaticFile, StaticFiles } from "./static-files.js";
 import { clearedCookie, sessionCookie, sessionIdOf } from "./web-headers.js";
 
 /** The app's own paths (the page routes them itself); each serves the same shell. */
@@ -59,17 +59,21 @@ export class WebPages {
     if (method !== "GET" && method !== "HEAD") return false;
     const file = this.d.files.get(path);
     if (file) {
-      res.writeHead(200, { "content-type": file.type, "content-length": file.body.length, "cache-control": "no-cache" });
+      if (req.headers["if-none-match"] === file.etag) {
+        res.writeHead(304, { etag: file.etag, "cache-control": "no-cache" }).end();
+        return true;
+      }
+      res.writeHead(200, { "content-type": file.type, "content-length": file.body.length, "cache-control": "no-cache", etag: file.etag });
       res.end(method === "HEAD" ? undefined : file.body);
       return true;
     }
-    if (path === "/login") return this.html(res, 200, "login.html");
+    if (path === "/login") return this.html(res, 200, this.d.files.page("login.html"));
     if (!APP_PATHS.some((p) => p.test(path))) return false;
-    return this.session(req) ? this.html(res, 200, "index.html") : this.html(res, 401, "login.html");
+    if (!this.session(req)) return this.html(res, 401, this.d.files.page("login.html"));
+    return this.html(res, 200, path === "/" ? this.d.files.overviewPage() : this.d.files.page("index.html"));
   }
 
-  private html(res: ServerResponse, status: number, name: string): true {
-    const page = this.d.files.page(name);
+  private html(res: ServerResponse, status: number, page: StaticFile): true {
     res.writeHead(status, { "content-type": page.type, "content-length": page.body.length, "cache-control": "no-store" });
     res.end(page.body);
     return true;
