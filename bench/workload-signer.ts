@@ -16,7 +16,7 @@ export interface Tail {
   count: number;
 }
 
-interface SignTask {
+export interface SignTask {
   shape: Shape;
   keys: BenchKeys;
   coordinate: string;
@@ -33,7 +33,7 @@ const filler = (shape: string, c: number, p: number) =>
  * shifted per conversation) and each message p-tags the next speaker: agents get mail, replies
  * from users address agents, as in a working project.
  */
-function conversationEvents(task: SignTask, c: number, sign: (ev: Omit<NostrEvent, "id" | "pubkey" | "sig">, sk: string) => NostrEvent) {
+export function conversationEvents(task: SignTask, c: number, sign: (ev: Omit<NostrEvent, "id" | "pubkey" | "sig">, sk: string) => NostrEvent) {
   const { shape, keys, coordinate } = task;
   const speakers = [keys.owner, ...keys.agents];
   const tail = task.tails?.[c];

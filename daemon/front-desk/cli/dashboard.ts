@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import type { Command, CommandContext } from "../../cli/command.js";
 import { EXIT } from "../../cli/errors.js";
 import { cli } from "../../cli/support/errors.js";
-import { flag, intOpt } from "../../cli/support/options.js";
+import { flag, intOpt, opt } from "../../cli/support/options.js";
 import { loadProject } from "../../config/index.js";
 import { openOfflineReads } from "../../offline-reads.js";
 import type { CommandPort, EnginePorts } from "../../../src/ports.js";
@@ -36,6 +36,7 @@ read-only (the page says so and its actions are disabled), until SIGINT or SIGTE
     return cli(async () => {
       const client = daemonClient(ctx);
       if (client) {
+        if (opt(ctx, "port") !== undefined) process.stderr.write("(--port is for the read-only dashboard: the running daemon serves it on its API port)\n");
         const { url } = await client.dashboardLogin();
         announce(ctx, url, false);
         return EXIT.OK;

@@ -22,6 +22,7 @@ const TICK_MS = 1500;
 const PING_MS = 15_000;
 /** Bounds what a page left open can make the daemon hold. */
 const MAX_CLIENTS = 64;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const frame = (m: { id: number; type: string; data: unknown }) => `id: ${m.id}\nevent: ${m.type}\ndata: ${JSON.stringify(m.data)}\n\n`;
 
@@ -81,7 +82,14 @@ export class LiveStream {
 
   private broadcast(m: LiveMessage | { id: number; type: string; data: unknown }): void {
     const text = frame(m);
-    for (const res of this.clients) res.write(text);
+    for (const res of this.clients) {
+      // A page that does not read its stream is let go rather than buffered for without end: it
+      // reconnects with its Last-Event-ID, and reloads if the ring has moved past it.
+      if (res.writableLength > MAX_BUFFERED_BYTES) {
+        this.clients.delete(res);
+        res.destroy();
+      } else res.write(text);
+    }
   }
 
   private startTimers(): void {
