@@ -15,7 +15,7 @@ function Volume() {
 
 function ResponseBars({ agents }) {
   const max = Math.max(1, ...agents.map((a) => a.responseTime?.mean ?? 0));
-  return html`<figure class="bars"><figcaption>Response time per agent (mean seconds; median marked)</figcaption>
+  return html`<figure class="bars"><figcaption>Response time per agent (mean seconds, the median beside it)</figcaption>
     <ul>${agents.map((a) => html`<li><span class="label">${a.slug}</span>
       <span class="bar" role="img" aria-label=${`${a.slug}: mean ${secs(a.responseTime?.mean)}, median ${secs(a.responseTime?.median)}`}>
         <span class="fill" style=${{ width: `${Math.round(((a.responseTime?.mean ?? 0) / max) * 100)}%` }}></span></span>
