@@ -88,15 +88,24 @@ export function useLive(types, fn) {
 export function useLoad(load, deps, liveTypes = [], when = () => true) {
   const [state, setState] = useState({ data: undefined, error: undefined });
   const timer = useRef();
+  // Only the latest read may set the state: a slower one started before (for filters since
+  // changed, say) must not overwrite it when it comes back late.
+  const latest = useRef(0);
   const run = useCallback(() => {
-    load().then((data) => setState({ data, error: undefined }), (error) => setState((s) => ({ data: s.data, error })));
+    const mine = ++latest.current;
+    load().then(
+      (data) => mine === latest.current && setState({ data, error: undefined }),
+      (error) => mine === latest.current && setState((s) => ({ data: s.data, error })),
+    );
   }, deps);
+  const current = useRef(run);
+  current.current = run;
   useEffect(run, [run]);
   useLive(liveTypes, (d) => {
     if (!when(d) || timer.current) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
-      run();
+      current.current();
     }, 250);
   });
   return { ...state, reload: run };
