@@ -19,8 +19,10 @@ export interface ConversationLog {
   /**
    * Append records to a conversation's log. Resolves only once they are durable (fsync'd), with
    * the log's size in bytes after them; concurrent appends share one fsync (group commit).
+   * `urgent` (src/log-urgency.ts): someone waits on these records; they need not wait behind a
+   * flush already running for other conversations.
    */
-  append(conversationId: string, records: readonly LogRecord[]): Promise<number>;
+  append(conversationId: string, records: readonly LogRecord[], urgent?: boolean): Promise<number>;
   /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
    * line is repaired (cut off and kept aside), never returned; so is a damaged line anywhere

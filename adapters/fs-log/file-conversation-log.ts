@@ -66,14 +66,14 @@ export class FileConversationLog implements ConversationLog {
     this.reads = new PQueue({ concurrency: Math.max(1, options.maxConcurrentReads ?? 32) });
   }
 
-  append(conversationId: string, records: readonly LogRecord[]): Promise<number> {
+  append(conversationId: string, records: readonly LogRecord[], urgent = false): Promise<number> {
     try {
       assertId(conversationId);
       this.assertOpen();
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.writer.append(conversationId, records);
+    return this.writer.append(conversationId, records, urgent);
   }
 
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {

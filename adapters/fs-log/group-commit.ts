@@ -8,7 +8,8 @@
 // groups of opens for reading and the exclusive operations (tail repair, quarantine, archive
 // moves) never overlap. Stages run in arrival order, except that a group of reads may go ahead
 // of the appends waiting for the next flush when none of them is to a file it reads
-// (exclusiveFor).
+// (exclusiveFor), and that an urgent append (src/log-urgency.ts: someone waits on it) is flushed
+// at once, beside a flush running for other files, rather than behind it (express).
 
 import { dirname } from "node:path";
 import type { LogRecord } from "../../src/records.js";
@@ -56,6 +57,14 @@ export class GroupCommitWriter {
   /** A stage is under way (running is set earlier: from the kick that schedules the drain). */
   private inStage = false;
   private readonly counts: WriterStats = { appends: 0, records: 0, flushes: 0, syncs: 0, bytes: 0 };
+  /** The stage under way; an express flush runs only beside a flush. */
+  private current: Stage | undefined;
+  /** The express flush gathering appends this turn of the event loop (started on the next). */
+  private gathering: Map<string, Pending[]> | undefined;
+  /** Files in express flushes, gathering or running: nothing else touches them meanwhile. */
+  private readonly expressFiles = new Set<string>();
+  /** Express flushes not finished: the next stage waits for them. */
+  private readonly expressRuns = new Set<Promise<void>>();
 
   /** `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush. */
   constructor(
@@ -68,7 +77,7 @@ export class GroupCommitWriter {
     return { ...this.counts };
   }
 
-  append(id: string, records: readonly LogRecord[]): Promise<number> {
+  append(id: string, records: readonly LogRecord[], urgent = false): Promise<number> {
     if (records.length === 0) return this.exclusive(() => this.sizeOf(id));
     let encoded: ReturnType<typeof encodeRecords>;
     try {
@@ -79,14 +88,18 @@ export class GroupCommitWriter {
     }
     if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
     return new Promise((resolve, reject) => {
+      const bytes = Buffer.from(encoded.text);
+      const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve, reject };
+      // A file gathering for an express flush takes every append to it: they stay in order.
+      const express = this.gathering?.get(id);
+      if (express) return void express.push(entry);
+      if (urgent && this.express(id, entry)) return;
       let stage = this.queue.at(-1);
       if (!stage || !("batch" in stage)) {
         stage = { batch: new Map() };
         this.queue.push(stage);
       }
       const pending = stage.batch.get(id);
-      const bytes = Buffer.from(encoded.text);
-      const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve, reject };
       if (pending) {
         pending.push(entry);
       } else {
@@ -164,6 +177,45 @@ export class GroupCommitWriter {
     opening.set(id, file);
   }
 
+  /**
+   * Flushes `id` at once, beside the flush under way, when nothing else touches it: a trigger's
+   * records waited up to two flushes of every other conversation (50-250 ms each under load)
+   * before its agent could start, though its own write and sync take a few milliseconds. Only
+   * beside a flush (never an exclusive operation or a group of reads), and only when `id` is in
+   * neither that flush nor any stage queued, except for appends waiting in the last batch: those
+   * move along with it, ahead of this one. Each file's appends keep their order; the next stage
+   * waits until the express flushes are done (drain), so one file is never in two flushes at once.
+   */
+  private express(id: string, entry: Pending): boolean {
+    const cur = this.current;
+    if (!cur || !("batch" in cur) || cur.batch.has(id) || this.expressFiles.has(id)) return false;
+    const last = this.queue.at(-1);
+    for (const s of this.queue) {
+      if ("op" in s || ("reads" in s && s.reads.has(id))) return false;
+      if ("batch" in s && s.batch.has(id) && (s !== last || s.opening?.has(id))) return false;
+    }
+    const earlier = last && "batch" in last ? last.batch.get(id) : undefined;
+    if (earlier) (last as Extract<Stage, { batch: unknown }>).batch.delete(id);
+    if (!this.gathering) {
+      const batch = new Map<string, Pending[]>();
+      this.gathering = batch;
+      // Wait one turn, as kick does, so urgent appends issued together share the flush.
+      const run: Promise<void> = new Promise<void>((r) => setImmediate(r))
+        .then(() => {
+          this.gathering = undefined;
+          return this.flush(batch);
+        })
+        .finally(() => {
+          for (const f of batch.keys()) this.expressFiles.delete(f);
+          this.expressRuns.delete(run);
+        });
+      this.expressRuns.add(run);
+    }
+    this.gathering.set(id, [...(earlier ?? []), entry]);
+    this.expressFiles.add(id);
+    return true;
+  }
+
   private kick(): void {
     if (this.running) return;
     this.running = true;
@@ -172,11 +224,16 @@ export class GroupCommitWriter {
   }
 
   private async drain(): Promise<void> {
-    for (let stage = this.queue.shift(); stage; stage = this.queue.shift()) {
+    for (;;) {
+      while (this.expressRuns.size > 0) await Promise.all([...this.expressRuns]);
+      const stage = this.queue.shift();
+      if (!stage) break;
       this.inStage = true;
+      this.current = stage;
       if ("op" in stage) await stage.op();
       else if ("reads" in stage) await Promise.all([...stage.reads.values()].map((open) => open()));
       else await this.flush(stage.batch, stage.opening);
+      this.current = undefined;
       this.inStage = false;
     }
     this.running = false;

@@ -7,6 +7,7 @@ import type { Conversation } from "../../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../../src/conversation-reducer.js";
 import { stamp } from "../../../src/conversation.js";
 import { indexItem } from "../../../src/index-item.js";
+import { isUrgent } from "../../../src/log-urgency.js";
 import { eventMemoryBytes } from "../../../src/memory-estimate.js";
 import { pTagRecipients, type RecipientsOf } from "../../../src/messaging/recipients.js";
 import { currentTurn } from "../../../src/turns.js";
@@ -163,7 +164,7 @@ export class ConversationStore {
     this.known.add(conv.id);
     this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
-    const durable = this.opts.log.append(conv.id, stamped).then(
+    const durable = this.opts.log.append(conv.id, stamped, isUrgent(stamped)).then(
       (logBytes) => {
         this.feeder.add(item, logBytes);
         this.opts.onDurable?.(conv, stamped);

@@ -1,0 +1,10 @@
+// Which appends someone is waiting on (docs/architecture.md, "from a message to its agent"):
+// records that set an agent to work (its run starts once they are durable) and an event the
+// daemon publishes (it goes to the relays once it is durable). The log flushes these at once,
+// beside a flush already running for other conversations, rather than behind it.
+
+import type { NewRecord } from "./records.js";
+
+export function isUrgent(records: readonly NewRecord[]): boolean {
+  return records.some((r) => r.t === "run_pending" || (r.t === "event" && r.origin === "local"));
+}

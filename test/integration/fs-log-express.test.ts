@@ -1,0 +1,115 @@
+// An urgent append (src/log-urgency.ts: an agent waits on it) is flushed beside a flush of other
+// files that is stuck on the disk, not behind it, and every file's records stay in order.
+// The disk is real; only the sync of one chosen file is held until the test lets it go.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileConversationLog, nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
+import { isUrgent } from "../../src/log-urgency.js";
+import { convId, rec, tempDir } from "./fixtures/fs-log-fixtures.js";
+
+/** Real file calls; the fdatasync of the file whose name contains `held` waits for `release`. */
+function holdingOps() {
+  const paths = new Map<number, string>();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const state = { held: "", holding: false, release };
+  const ops: FileOps = {
+    ...nodeFileOps,
+    open: async (path, create) => {
+      const fd = await nodeFileOps.open(path, create);
+      paths.set(fd, path);
+      return fd;
+    },
+    fdatasync: async (fd) => {
+      if (state.held && paths.get(fd)?.includes(state.held)) {
+        state.holding = true;
+        await released;
+      }
+      return nodeFileOps.fdatasync(fd);
+    },
+  };
+  return { ops, state };
+}
+
+const settled = (p: Promise<unknown>) => p.then(() => "durable", (e: unknown) => `failed: ${String(e)}`);
+/** What `p` came to within `ms`, or "still waiting". */
+const within = (p: Promise<unknown>, ms: number) =>
+  Promise.race([settled(p), new Promise<string>((r) => setTimeout(() => r("still waiting"), ms))]);
+const ns = (dir: string, id: string) =>
+  readFileSync(join(dir, "conversations", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { n: number }).n);
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!cond()) throw new Error("the flush never reached the held sync");
+}
+
+describe("express flushes", () => {
+  it("makes an urgent append to a new conversation durable while another file's flush is stuck", async () => {
+    const dir = tempDir();
+    const { ops, state } = holdingOps();
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const [busy, trigger] = [convId("busy"), convId("trigger")];
+    state.held = busy;
+    const stuck = log.append(busy, [rec(1)]);
+    await until(() => state.holding);
+    const urgent = log.append(trigger, [rec(1)], true);
+    // Behind the stuck flush it would wait as long as the disk does: here, for ever.
+    expect(await within(urgent, 10_000)).toBe("durable");
+    expect(ns(dir, trigger)).toEqual([1]);
+    expect(await within(stuck, 50)).toBe("still waiting");
+    state.release();
+    expect(await settled(stuck)).toBe("durable");
+    await log.close();
+  });
+
+  it("takes the conversation's appends already waiting along, keeps them in order, and leaves a file the stuck flush holds where it is", async () => {
+    const dir = tempDir();
+    const { ops, state } = holdingOps();
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const [busy, conv] = [convId("busy 2"), convId("conv")];
+    await log.append(conv, [rec(1)]);
+    state.held = busy;
+    const stuck = log.append(busy, [rec(1)]);
+    await until(() => state.holding);
+    const waiting = log.append(conv, [rec(2)]);
+    const urgent = log.append(conv, [rec(3)], true);
+    const after = log.append(conv, [rec(4)]);
+    // The stuck file's own urgent append cannot pass its flush.
+    const sameFile = log.append(busy, [rec(2)], true);
+    expect(await within(Promise.all([waiting, urgent, after]), 10_000)).toBe("durable");
+    expect(ns(dir, conv)).toEqual([1, 2, 3, 4]);
+    expect(await within(sameFile, 50)).toBe("still waiting");
+    state.release();
+    expect(await settled(Promise.all([stuck, sameFile]))).toBe("durable");
+    expect(ns(dir, busy)).toEqual([1, 2]);
+    await log.close();
+  });
+
+  it("does not pass a read of the same file queued before it: the reader sees none of it", async () => {
+    const dir = tempDir();
+    const { ops, state } = holdingOps();
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const [busy, conv] = [convId("busy 3"), convId("read conv")];
+    await log.append(conv, [rec(1)]);
+    state.held = busy;
+    const stuck = log.append(busy, [rec(1)]);
+    await until(() => state.holding);
+    const read = log.read(conv);
+    const urgent = log.append(conv, [rec(2)], true);
+    state.release();
+    await Promise.all([stuck, urgent]);
+    expect((await read).map((r) => r.n)).toEqual([1]);
+    expect((await log.read(conv)).map((r) => r.n)).toEqual([1, 2]);
+    await log.close();
+  });
+
+  it("counts as urgent what sets an agent to work and what the daemon publishes, nothing else", () => {
+    const ev = { id: "e", pubkey: "p", created_at: 1, kind: 1, tags: [], content: "", sig: "s" };
+    expect(isUrgent([{ t: "event", at: 1, ev, origin: "relay" }])).toBe(false);
+    expect(isUrgent([{ t: "event", at: 1, ev, origin: "local" }])).toBe(true);
+    expect(isUrgent([{ t: "run_pending", at: 1, agent: "a", trigger: "e" }])).toBe(true);
+    expect(isUrgent([])).toBe(false);
+  });
+});
