@@ -268,8 +268,18 @@ export class GroupCommitWriter {
       return { file, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
     }));
     const targets = opened.filter((t): t is Target => t !== undefined);
+    // New files' directory entries are synced alongside their data, not after it: both are owed
+    // before anything resolves, in either order, and one after the other they cost a trigger
+    // that opens a conversation two syncs instead of one.
+    const entries = this.syncNewEntries(targets);
     await Promise.all(targets.map((t) => this.writeAndSync(t)));
-    await this.syncNewEntries(targets);
+    const failed = await entries;
+    for (const t of targets) {
+      if (!t.file.fresh || t.error || t.accepted.length === 0) continue;
+      const e = failed.get(dirname(t.file.path));
+      if (e === undefined) t.file.fresh = false;
+      else await this.fail(t, e);
+    }
     for (const t of targets) this.settle(t);
   }
 
@@ -327,17 +337,19 @@ export class GroupCommitWriter {
   }
 
   // A file created in this flush exists after a power loss only once its directory is synced.
-  private async syncNewEntries(targets: Target[]): Promise<void> {
-    const dirs = new Set(targets.filter((t) => t.file.fresh && !t.error && t.accepted.length).map((t) => dirname(t.file.path)));
-    for (const dir of dirs) {
+  // Resolves with the directories whose sync failed, and why.
+  private async syncNewEntries(targets: Target[]): Promise<Map<string, unknown>> {
+    const dirs = new Set(targets.filter((t) => t.file.fresh && t.accepted.length).map((t) => dirname(t.file.path)));
+    const failed = new Map<string, unknown>();
+    await Promise.all([...dirs].map(async (dir) => {
       try {
         await this.ops.syncDir(dir);
         this.counts.syncs++;
-        for (const t of targets) if (dirname(t.file.path) === dir) t.file.fresh = false;
       } catch (e) {
-        for (const t of targets) if (t.file.fresh && !t.error && dirname(t.file.path) === dir) await this.fail(t, e);
+        failed.set(dir, e);
       }
-    }
+    }));
+    return failed;
   }
 
   private settle(t: Target): void {

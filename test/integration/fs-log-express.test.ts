@@ -105,6 +105,29 @@ describe("express flushes", () => {
     await log.close();
   });
 
+  it("refuses a new conversation's records when its directory's sync fails, though their own sync ran beside it", async () => {
+    const dir = tempDir();
+    let failDir = false;
+    const ops: FileOps = {
+      ...nodeFileOps,
+      syncDir: async (path) => {
+        if (!failDir) return nodeFileOps.syncDir(path);
+        failDir = false;
+        throw Object.assign(new Error("EIO: simulated disk failure"), { code: "EIO" });
+      },
+    };
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    // The data directory's own entries are made and synced by the first file.
+    await log.append(convId("first"), [rec(1)]);
+    failDir = true;
+    const fresh = convId("fresh");
+    expect(await settled(log.append(fresh, [rec(1)], true))).toMatch(/failed: .*EIO/);
+    expect(readFileSync(join(dir, "conversations", `${fresh}.jsonl`), "utf8")).toBe("");
+    await log.append(fresh, [rec(1)]);
+    expect(ns(dir, fresh)).toEqual([1]);
+    await log.close();
+  });
+
   it("counts as urgent what sets an agent to work and what the daemon publishes, nothing else", () => {
     const ev = { id: "e", pubkey: "p", created_at: 1, kind: 1, tags: [], content: "", sig: "s" };
     expect(isUrgent([{ t: "event", at: 1, ev, origin: "relay" }])).toBe(false);
