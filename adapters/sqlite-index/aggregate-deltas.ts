@@ -1,4 +1,4 @@
-// Changes to the counting tables (unread counts and totals, hourly volume, per-author counts, response-time
+// Changes to the counting tables (unread counts, totals and counts by priority rank, hourly volume, per-author counts, response-time
 // histogram, participants), summed in memory while one apply runs and written once at its end:
 // one upsert per touched key per transaction instead of one per message.
 
@@ -12,6 +12,10 @@ const ADD_UNREAD_TOTAL = `
   INSERT INTO unread_totals (agent, unread) VALUES (?, ?)
   ON CONFLICT (agent) DO UPDATE SET unread = unread + excluded.unread`;
 const DELETE_ZERO_UNREAD_TOTAL = `DELETE FROM unread_totals WHERE agent = ? AND unread <= 0`;
+const ADD_UNREAD_BY_RANK = `
+  INSERT INTO unread_by_rank (agent, priority_rank, unread) VALUES (?, ?, ?)
+  ON CONFLICT (agent, priority_rank) DO UPDATE SET unread = unread + excluded.unread`;
+const DELETE_ZERO_UNREAD_BY_RANK = `DELETE FROM unread_by_rank WHERE agent = ? AND priority_rank = ? AND unread <= 0`;
 const ADD_VOLUME = `
   INSERT INTO volume_hourly (hour, messages) VALUES (?, ?)
   ON CONFLICT (hour) DO UPDATE SET messages = messages + excluded.messages`;
@@ -39,6 +43,7 @@ function bump<K>(map: Map<K, number>, key: K, by: number): void {
 
 export class AggregateDeltas {
   private readonly unreadBy = new Map<string, number>();
+  private readonly unreadByRank = new Map<string, number>();
   private readonly volumeBy = new Map<number, number>();
   private readonly authorBy = new Map<string, number>();
   private readonly responsesBy = new Map<string, number>();
@@ -48,6 +53,8 @@ export class AggregateDeltas {
   private readonly deleteZeroUnread;
   private readonly addUnreadTotal;
   private readonly deleteZeroUnreadTotal;
+  private readonly addUnreadByRank;
+  private readonly deleteZeroUnreadByRank;
   private readonly addVolume;
   private readonly addAuthorCount;
   private readonly addResponseHistogram;
@@ -58,14 +65,18 @@ export class AggregateDeltas {
     this.deleteZeroUnread = db.prepare<[string, string]>(DELETE_ZERO_UNREAD);
     this.addUnreadTotal = db.prepare<[string, number]>(ADD_UNREAD_TOTAL);
     this.deleteZeroUnreadTotal = db.prepare<[string]>(DELETE_ZERO_UNREAD_TOTAL);
+    this.addUnreadByRank = db.prepare<[string, number, number]>(ADD_UNREAD_BY_RANK);
+    this.deleteZeroUnreadByRank = db.prepare<[string, number]>(DELETE_ZERO_UNREAD_BY_RANK);
     this.addVolume = db.prepare<[number, number]>(ADD_VOLUME);
     this.addAuthorCount = db.prepare<[string, number]>(ADD_AUTHOR_COUNT);
     this.addResponseHistogram = db.prepare<[string, number, number]>(ADD_RESPONSE_HISTOGRAM);
     this.insertParticipant = db.prepare<[string, string]>(INSERT_PARTICIPANT);
   }
 
-  unread(agent: string, conversationId: string, by: number): void {
+  /** `by` unread messages of priority `rank` to `agent` in the conversation (negative: read). */
+  unread(agent: string, conversationId: string, rank: number, by: number): void {
     bump(this.unreadBy, join(agent, conversationId), by);
+    bump(this.unreadByRank, join(agent, rank), by);
   }
 
   message(createdAt: number, author: string): void {
@@ -98,6 +109,12 @@ export class AggregateDeltas {
       this.addUnreadTotal.run(agent, by);
       if (by < 0) this.deleteZeroUnreadTotal.run(agent);
     }
+    for (const [key, by] of this.unreadByRank) {
+      if (by === 0) continue;
+      const [agent, rank] = split(key);
+      this.addUnreadByRank.run(agent, Number(rank), by);
+      if (by < 0) this.deleteZeroUnreadByRank.run(agent, Number(rank));
+    }
     for (const [hour, by] of this.volumeBy) this.addVolume.run(hour, by);
     for (const [author, by] of this.authorBy) this.addAuthorCount.run(author, by);
     for (const [key, by] of this.responsesBy) {
@@ -114,6 +131,7 @@ export class AggregateDeltas {
   /** Forgets unflushed changes (the transaction they belonged to rolled back). */
   clear(): void {
     this.unreadBy.clear();
+    this.unreadByRank.clear();
     this.volumeBy.clear();
     this.authorBy.clear();
     this.responsesBy.clear();

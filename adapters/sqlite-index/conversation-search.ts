@@ -26,6 +26,13 @@ const SELECT_SEARCH_PAGE = `
   SELECT ${CONVERSATION_SUMMARY_COLUMNS} FROM conversations c WHERE ${SEARCH_FILTER}
   ORDER BY c.updated_at DESC, c.rowid DESC LIMIT @limit OFFSET @offset`;
 const COUNT_SEARCH = `SELECT COUNT(*) FROM conversations c WHERE ${SEARCH_FILTER}`;
+// Without a filter the total needs no visit of each conversation: all of them (a count of the
+// smallest index) less those whose root has expired (messages_expiring holds only messages
+// with an expiration). The same number COUNT_SEARCH gives with every filter NULL.
+const COUNT_ALL = `SELECT COUNT(*) FROM conversations`;
+const COUNT_EXPIRED_ROOTS = `
+  SELECT COUNT(*) FROM messages r JOIN conversations c ON c.id = r.event_id
+  WHERE ${expiredSql("r.expiration", "@now_sec")}`;
 const SELECT_CONVERSATION = `SELECT ${CONVERSATION_SUMMARY_COLUMNS} FROM conversations c WHERE c.id = ?`;
 
 type Params = Record<string, string | number | null>;
@@ -45,18 +52,30 @@ function bindings(f: ConversationSearchQuery): Params {
 export class ConversationSearch {
   private readonly page;
   private readonly count;
+  private readonly countAll;
+  private readonly countExpiredRoots;
   private readonly one;
 
   constructor(db: Database.Database) {
     this.page = db.prepare<Params, ConversationSummaryRow>(SELECT_SEARCH_PAGE);
     this.count = db.prepare<Params, number>(COUNT_SEARCH).pluck();
+    this.countAll = db.prepare<[], number>(COUNT_ALL).pluck();
+    this.countExpiredRoots = db.prepare<{ now_sec: number }, number>(COUNT_EXPIRED_ROOTS).pluck();
     this.one = db.prepare<[string], ConversationSummaryRow>(SELECT_CONVERSATION);
   }
 
   list(f: ConversationSearchQuery): { total: number; items: ConversationSummary[] } {
     const params = bindings(f);
     const items = this.page.all({ ...params, limit: f.limit, offset: f.offset }).map(toConversationSummary);
-    return { total: this.count.get(params) ?? 0, items };
+    return { total: this.total(params), items };
+  }
+
+  private total(p: Params): number {
+    if (p.q !== null || p.phase !== null || p.status !== null || p.archived !== null || p.participant !== null) {
+      return this.count.get(p) ?? 0;
+    }
+    const all = this.countAll.get() ?? 0;
+    return p.include_expired === 1 ? all : all - (this.countExpiredRoots.get({ now_sec: p.now_sec as number }) ?? 0);
   }
 
   get(id: string): ConversationSummary | undefined {

@@ -22,15 +22,17 @@ const UPSERT_READ_MARK = `
   WHERE excluded.read_n > views.read_n`;
 // Rows at or below the old mark were never unread (see INSERT_RECIPIENT), so only the range
 // between the old mark and the new one can change: it costs what was newly read, however long
-// the conversation is.
+// the conversation is. Each row read returns its rank for the counts by priority.
 const MARK_READ_BETWEEN = `
   UPDATE recipients SET unread = 0
-  WHERE conversation_id = ? AND n > ? AND n <= ? AND recipient = ? AND unread = 1`;
+  WHERE conversation_id = ? AND n > ? AND n <= ? AND recipient = ? AND unread = 1
+  RETURNING priority_rank`;
 const INSERT_ACK = `INSERT OR IGNORE INTO acks (agent, event_id, conversation_id, n, at) VALUES (?, ?, ?, ?, ?)`;
 const SELECT_MESSAGE_POSITION = `SELECT conversation_id, n FROM messages WHERE event_id = ?`;
 const MARK_ACKED = `
   UPDATE recipients SET unread = 0
-  WHERE conversation_id = ? AND n = ? AND recipient = ? AND unread = 1`;
+  WHERE conversation_id = ? AND n = ? AND recipient = ? AND unread = 1
+  RETURNING priority_rank`;
 
 export interface RecipientInput {
   conversation_id: string;
@@ -63,10 +65,10 @@ export class UnreadMarks {
     this.insertRecipient = db.prepare<RecipientValues, 0 | 1>(INSERT_RECIPIENT).pluck();
     this.selectReadN = db.prepare<[string, string], number>(SELECT_READ_N).pluck();
     this.upsertReadMark = db.prepare<[string, string, number]>(UPSERT_READ_MARK);
-    this.markReadBetween = db.prepare<[string, number, number, string]>(MARK_READ_BETWEEN);
+    this.markReadBetween = db.prepare<[string, number, number, string], number>(MARK_READ_BETWEEN).pluck();
     this.insertAck = db.prepare<[string, string, string, number, number]>(INSERT_ACK);
     this.selectMessagePosition = db.prepare<[string], { conversation_id: string; n: number }>(SELECT_MESSAGE_POSITION);
-    this.markAcked = db.prepare<[string, number, string]>(MARK_ACKED);
+    this.markAcked = db.prepare<[string, number, string], number>(MARK_ACKED).pluck();
   }
 
   /** Records that a message reached a recipient; unread unless already read past or acked. */
@@ -75,7 +77,7 @@ export class UnreadMarks {
       r.conversation_id, r.n, r.recipient, r.priority_rank, r.created_at, r.expiration,
       r.n, r.conversation_id, r.recipient, r.recipient, r.event_id,
     );
-    if (unread === 1) this.deltas.unread(r.recipient, r.conversation_id, 1);
+    if (unread === 1) this.deltas.unread(r.recipient, r.conversation_id, r.priority_rank, 1);
   }
 
   /** The agent has read everything up to `seq` in the conversation (the mark only moves forward). */
@@ -83,16 +85,16 @@ export class UnreadMarks {
     const previous = this.selectReadN.get(conversationId, agent) ?? 0;
     if (seq <= previous) return;
     this.upsertReadMark.run(conversationId, agent, seq);
-    const read = this.markReadBetween.run(conversationId, previous, seq, agent).changes;
-    if (read > 0) this.deltas.unread(agent, conversationId, -read);
+    for (const rank of this.markReadBetween.all(conversationId, previous, seq, agent)) {
+      this.deltas.unread(agent, conversationId, rank, -1);
+    }
   }
 
   /** The agent acked one message (recorded at position `n` of `conversationId`'s log). */
   ack(conversationId: string, agent: string, eventId: string, n: number, at: number): void {
     if (this.insertAck.run(agent, eventId, conversationId, n, at).changes === 0) return;
     const pos = this.selectMessagePosition.get(eventId);
-    if (pos && this.markAcked.run(pos.conversation_id, pos.n, agent).changes === 1) {
-      this.deltas.unread(agent, pos.conversation_id, -1);
-    }
+    const rank = pos && this.markAcked.get(pos.conversation_id, pos.n, agent);
+    if (pos && rank !== undefined) this.deltas.unread(agent, pos.conversation_id, rank, -1);
   }
 }

@@ -27,10 +27,12 @@ const SELECT_UNREAD_PAGE = `
     AND (@include_expired = 1 OR ${unexpiredSql("r.expiration", "@now_sec")})
   ORDER BY r.priority_rank, r.created_at, r.conversation_id, r.n
   LIMIT @limit OFFSET @offset`;
-// Read from the covering index alone (it holds the rank and the expiration).
-const COUNT_UNREAD_BY_RANK = `
-  SELECT priority_rank AS rank, COUNT(*) AS unread FROM recipients
-  WHERE recipient = @agent AND unread = 1 AND ${unexpiredSql("expiration", "@now_sec")}
+// The counts by rank kept on apply (unread_by_rank), less the expired unread rows, which only
+// messages with an expiration can be: recipients_unread_expiring holds just those.
+const SELECT_UNREAD_BY_RANK = `SELECT priority_rank AS rank, unread FROM unread_by_rank WHERE agent = ?`;
+const COUNT_EXPIRED_UNREAD_BY_RANK = `
+  SELECT priority_rank AS rank, COUNT(*) AS expired FROM recipients
+  WHERE recipient = @agent AND unread = 1 AND ${expiredSql("expiration", "@now_sec")}
   GROUP BY priority_rank`;
 // Sorted and cut in SQL: an agent may have unread mail in hundreds of conversations.
 const SELECT_UNREAD_BY_CONVERSATION = `
@@ -53,14 +55,16 @@ export class UnreadQueries {
   private readonly countExpiredByConversation;
   private readonly selectPage;
   private readonly selectByConversation;
-  private readonly countByRank;
+  private readonly selectByRank;
+  private readonly countExpiredByRank;
 
   constructor(db: Database.Database) {
     this.selectUnreadTotal = db.prepare<[string], number>(SELECT_UNREAD_TOTAL).pluck();
     this.countExpired = db.prepare<AgentAt, number>(COUNT_EXPIRED_UNREAD).pluck();
     this.countExpiredByConversation =
       db.prepare<AgentAt, { conversation_id: string; expired: number }>(COUNT_EXPIRED_UNREAD_BY_CONVERSATION);
-    this.countByRank = db.prepare<AgentAt, { rank: number; unread: number }>(COUNT_UNREAD_BY_RANK);
+    this.selectByRank = db.prepare<[string], { rank: number; unread: number }>(SELECT_UNREAD_BY_RANK);
+    this.countExpiredByRank = db.prepare<AgentAt, { rank: number; expired: number }>(COUNT_EXPIRED_UNREAD_BY_RANK);
     this.selectPage = db.prepare<Record<string, string | number>, PageRow>(SELECT_UNREAD_PAGE);
     this.selectByConversation = db.prepare<[string, number], {
       conversation_id: string; unread: number; title: string; phase: string; updated_at: number;
@@ -74,7 +78,11 @@ export class UnreadQueries {
 
   byPriorityRank(agent: string, now: number): number[] {
     const counts: number[] = [];
-    for (const r of this.countByRank.all({ agent, now_sec: nowSeconds(now) })) counts[r.rank] = r.unread;
+    for (const r of this.selectByRank.all(agent)) counts[r.rank] = r.unread;
+    for (const r of this.countExpiredByRank.all({ agent, now_sec: nowSeconds(now) })) counts[r.rank]! -= r.expired;
+    // As long as the highest rank with unexpired mail plus one: a rank whose mail has all expired
+    // at the top is left out, as a count of the unexpired rows alone would.
+    while (counts.length > 0 && !counts[counts.length - 1]) counts.pop();
     return Array.from(counts, (c) => c ?? 0);
   }
 

@@ -44,6 +44,13 @@ const SUBTRACT_UNREAD_TOTALS = `
   INSERT INTO unread_totals (agent, unread)
     SELECT agent, -SUM(unread) FROM unread_counts WHERE conversation_id = ? GROUP BY agent
   ON CONFLICT (agent) DO UPDATE SET unread = unread + excluded.unread`;
+// Unread counts by rank are not kept per conversation: count the conversation's unread rows
+// (its own primary-key range) before they are deleted.
+const SUBTRACT_UNREAD_BY_RANK = `
+  INSERT INTO unread_by_rank (agent, priority_rank, unread)
+    SELECT recipient, priority_rank, -COUNT(*) FROM recipients WHERE conversation_id = ? AND unread = 1
+    GROUP BY recipient, priority_rank
+  ON CONFLICT (agent, priority_rank) DO UPDATE SET unread = unread + excluded.unread`;
 // The response histogram has no per-conversation rows: replay the conversation to find its share.
 const SELECT_REPLAY_ROWS = `
   SELECT m.n, m.author, m.created_at, r.recipient FROM messages m
@@ -51,6 +58,7 @@ const SELECT_REPLAY_ROWS = `
   WHERE m.conversation_id = ? ORDER BY m.n`;
 const DELETE_EMPTY_AGGREGATES = [
   `DELETE FROM unread_totals WHERE unread <= 0`,
+  `DELETE FROM unread_by_rank WHERE unread <= 0`,
   `DELETE FROM volume_hourly WHERE messages <= 0`,
   `DELETE FROM author_counts WHERE messages <= 0`,
   `DELETE FROM response_histogram WHERE responses <= 0`,
@@ -66,7 +74,7 @@ const DELETE_CONVERSATION_ROWS = [
   `DELETE FROM conversations WHERE id = ?`,
 ];
 const ALL_TABLES = [
-  ...CONVERSATION_TABLES, "conversations", "unread_totals", "volume_hourly", "author_counts", "response_histogram",
+  ...CONVERSATION_TABLES, "conversations", "unread_totals", "unread_by_rank", "volume_hourly", "author_counts", "response_histogram",
   "relay_marks", "processed",
 ] as const;
 const DELETE_ALL_ROWS = ALL_TABLES.map((t) => `DELETE FROM ${t}`);
@@ -105,7 +113,7 @@ export class IndexWriter {
     this.pendingRuns = new PendingRuns(db);
     this.logEnds = new LogEnds(db);
     this.upsertConversation = db.prepare<ConversationValues>(UPSERT_CONVERSATION);
-    this.subtractAggregates = [SUBTRACT_VOLUME, SUBTRACT_AUTHOR_COUNTS, SUBTRACT_UNREAD_TOTALS]
+    this.subtractAggregates = [SUBTRACT_VOLUME, SUBTRACT_AUTHOR_COUNTS, SUBTRACT_UNREAD_TOTALS, SUBTRACT_UNREAD_BY_RANK]
       .map((sql) => db.prepare<[string]>(sql));
     this.selectReplayRows = db.prepare<[string], ReplayRow>(SELECT_REPLAY_ROWS);
     this.deleteEmptyAggregates = DELETE_EMPTY_AGGREGATES.map((sql) => db.prepare(sql));

@@ -4,10 +4,11 @@ import { INITIAL } from "./001-initial.js";
 import { AGGREGATES } from "./002-aggregates.js";
 import { OUTBOX } from "./003-outbox.js";
 import { LOG_ENDS } from "./004-log-ends.js";
+import { DASHBOARD_READS } from "./005-dashboard-reads.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
 
-export const MIGRATIONS: readonly Migration[] = [INITIAL, AGGREGATES, OUTBOX, LOG_ENDS];
+export const MIGRATIONS: readonly Migration[] = [INITIAL, AGGREGATES, OUTBOX, LOG_ENDS, DASHBOARD_READS];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
