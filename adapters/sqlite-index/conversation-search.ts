@@ -22,7 +22,8 @@ const SEARCH_FILTER = `
         SELECT 1 FROM participants p WHERE p.conversation_id = c.id AND p.pubkey = @participant))
   AND (@include_expired = 1 OR NOT EXISTS (
         SELECT 1 FROM messages r WHERE r.event_id = c.id AND ${expiredSql("r.expiration", "@now_sec")}))`;
-const SELECT_SEARCH_PAGE = `
+// Exported for its query-plan test (test/integration/sqlite-index-dashboard-reads.test.ts).
+export const SELECT_SEARCH_PAGE = `
   SELECT ${CONVERSATION_SUMMARY_COLUMNS} FROM conversations c WHERE ${SEARCH_FILTER}
   ORDER BY c.updated_at DESC, c.rowid DESC LIMIT @limit OFFSET @offset`;
 const COUNT_SEARCH = `SELECT COUNT(*) FROM conversations c WHERE ${SEARCH_FILTER}`;

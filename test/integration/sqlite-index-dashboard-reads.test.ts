@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { SELECT_SEARCH_PAGE } from "../../adapters/sqlite-index/conversation-search.js";
 import { openIndexReadOnly, SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { rebuildIndex } from "../../daemon/engine/recovery/index-recovery.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
@@ -166,5 +167,25 @@ describe("SqliteIndex dashboard reads (v5)", () => {
     expect([total(T0), total(T0 + 499), total(T0 + 500), total(T0 + 500, true)]).toEqual([3, 3, 2, 3]);
     reader.close();
     for (const at of [T0, T0 + 500]) expectTotalsAgree(index.path, at);
+  });
+
+  it("a page of the conversation list walks conversations_by_recency and sorts nothing, with or without filters", () => {
+    const index = newTestIndex();
+    index.close();
+    const db = new Database(index.path, { readonly: true });
+    try {
+      const plan = (params: Record<string, string | number | null>) => db.prepare<Record<string, unknown>, { detail: string }>(
+        `EXPLAIN QUERY PLAN ${SELECT_SEARCH_PAGE}`,
+      ).all({ q: null, phase: null, status: null, archived: null, participant: null, include_expired: 0, now_sec: T0, limit: 25, offset: 0, ...params })
+        .map((r) => r.detail);
+      const cases: Record<string, string | number>[] = [{}, { q: "lorem" }, { phase: "chat", archived: 0 }];
+      for (const params of cases) {
+        const steps = plan(params);
+        expect(steps).toContain("SCAN c USING INDEX conversations_by_recency");
+        expect(steps.filter((d) => d.includes("TEMP B-TREE")), JSON.stringify(steps)).toEqual([]);
+      }
+    } finally {
+      db.close();
+    }
   });
 });
