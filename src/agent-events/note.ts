@@ -7,16 +7,11 @@
 
 import { KIND } from "../kinds.js";
 import type { UnsignedEvent } from "../types.js";
-import { pTags, requireProject, requireRef, requireTimestamp } from "./common.js";
-import { optionalTags, type CompletionInput, type ReplyInput } from "./reply.js";
+import { pTags } from "./common.js";
+import { checkedReply, optionalTags, type CompletionInput, type ReplyInput } from "./reply.js";
 
 export function buildNoteReply(input: ReplyInput): UnsignedEvent {
-  const { root } = input;
-  const parent = input.parent ?? root;
-  requireRef("root", root);
-  requireRef("parent", parent);
-  requireProject(input.project);
-  requireTimestamp("createdAt", input.createdAt);
+  const { root, parent } = checkedReply(input);
   return {
     kind: KIND.TEXT_NOTE,
     created_at: input.createdAt,

@@ -40,13 +40,19 @@ export function optionalTags(input: ReplyInput): string[][] {
   return [...out, ...messagingTags(input)];
 }
 
-export function buildReply(input: ReplyInput): UnsignedEvent {
+/** A reply's root and parent (the root when none is given), once the input is checked: both dialects build on these. */
+export function checkedReply(input: ReplyInput): { root: EventRef; parent: EventRef } {
   const { root } = input;
   const parent = input.parent ?? root;
   requireRef("root", root);
   requireRef("parent", parent);
   requireProject(input.project);
   requireTimestamp("createdAt", input.createdAt);
+  return { root, parent };
+}
+
+export function buildReply(input: ReplyInput): UnsignedEvent {
+  const { root, parent } = checkedReply(input);
   return {
     kind: KIND.REPLY,
     created_at: input.createdAt,
