@@ -1,5 +1,5 @@
-// Durability before acknowledgement (DESIGN.md §5), shown by what a power cut would leave, not by
-// SIGKILL (which keeps the page cache, so a log that never fsyncs passes every kill test). The
+// Durability before acknowledgement (docs/architecture.md, "The log is the truth"), shown by
+// what a power cut would leave, not by SIGKILL (which keeps the page cache, so a log that never fsyncs passes every kill test). The
 // real log, store and ingest pipeline run over the real file calls, watched (power-cut-ops.ts):
 // at every acknowledgement (a run started, the ingest promise, the append promise), every byte
 // of that event's line, and the directory entries leading to its file, must already be covered
