@@ -1,10 +1,10 @@
-// Durability before acknowledgement (docs/architecture.md, "The log is the truth"), shown by
-// what a power cut would leave, not by SIGKILL (which keeps the page cache, so a log that never fsyncs passes every kill test). The
-// real log, store and ingest pipeline run over the real file calls, watched (power-cut-ops.ts):
-// at every acknowledgement (a run started, the ingest promise, the append promise), every byte
-// of that event's line, and the directory entries leading to its file, must already be covered
-// by a completed fdatasync / directory fsync. Remove or defer the fdatasync in
-// adapters/fs-log/group-commit.ts, or the directory fsync of a new file, and this fails.
+// Durability before acknowledgement (docs/architecture.md, "The log is the truth"), shown by what a
+// power cut would leave, not by SIGKILL (which keeps the page cache, so a log that never fsyncs
+// passes every kill test). The real log, store and ingest pipeline run over the real file calls,
+// watched (power-cut-ops.ts): at every acknowledgement (a run started, the ingest promise, the
+// append promise), every byte of that event's line, and the directory entries leading to its file,
+// must already be covered by a completed fdatasync / directory fsync. Remove or defer the fdatasync
+// in adapters/fs-log/group-commit.ts, or the directory fsync of a new file, and this fails.
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
