@@ -7,16 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
-import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
-import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
-import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
-import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
-import { InboundRoute } from "../../daemon/engine/ingest/route.js";
-import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
-import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
 import type { NostrEvent } from "../../src/types.js";
 import { newKey, sign, testProject } from "../helpers/events.js";
 import { noteReply, noteRoot, positionalReply } from "../helpers/tenex-client.js";
+import { openRoute } from "../helpers/route-fixture.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,25 +20,7 @@ afterEach(() => {
 async function open(project: ReturnType<typeof testProject>) {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-dialects-"));
   dirs.push(dir);
-  const log = new FileConversationLog(join(dir, "conversations"));
-  const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
-  const queues = new ConversationQueues(4);
-  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id) });
-  await store.init();
-  const checked: string[] = [];
-  const counters = new IngestCounters();
-  const route = new InboundRoute({
-    project: project.info, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
-    verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
-    runnable: new Map(), signers: new Map(),
-  });
-  const close = async () => {
-    await queues.idle();
-    await store.indexed();
-    await log.close();
-    index.close();
-  };
-  return { dir, route, checked, counters, log, close };
+  return { dir, ...(await openRoute(dir, project.info, { logDir: join(dir, "conversations") })) };
 }
 
 const eventIds = async (log: FileConversationLog, id: string) =>

@@ -5,16 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FileConversationLog } from "../../adapters/fs-log/index.js";
-import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
-import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
-import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
-import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
-import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
-import { InboundRoute } from "../../daemon/engine/ingest/route.js";
-import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import type { NostrEvent } from "../../src/types.js";
 import { sign, testProject } from "../helpers/events.js";
+import { openRoute } from "../helpers/route-fixture.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -22,25 +15,8 @@ afterEach(() => {
 });
 
 async function open(dir: string, project: ReturnType<typeof testProject>, concurrentConversations = 4, maxCachedBytes?: number) {
-  const log = new FileConversationLog(dir);
-  const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
-  const queues = new ConversationQueues(concurrentConversations);
-  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(maxCachedBytes ? { maxCachedBytes } : {}) });
-  await store.init();
-  const checked: string[] = [];
-  const counters = new IngestCounters();
-  const pipeline = new InboundRoute({
-    project: project.info, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
-    verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
-    runnable: new Map(), signers: new Map(),
-  });
-  const close = async () => {
-    await queues.idle();
-    await store.indexed();
-    await log.close();
-    index.close();
-  };
-  return { pipeline, checked, counters, close, log, index };
+  const { route, ...rest } = await openRoute(dir, project.info, { concurrentConversations, ...(maxCachedBytes ? { maxCachedBytes } : {}) });
+  return { pipeline: route, ...rest };
 }
 
 function setup() {

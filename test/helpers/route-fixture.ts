@@ -1,0 +1,43 @@
+// The daemon's inbound route over a real log, index and verifier, as the integration tests drive
+// it (no runs, no outbox): one setting for every test that feeds events to the route directly.
+
+import { join } from "node:path";
+import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
+import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
+import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
+import { InboundRoute } from "../../daemon/engine/ingest/route.js";
+import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
+import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
+import type { NostrEvent, ProjectInfo } from "../../src/types.js";
+
+export interface RouteFixtureOptions {
+  /** Where the logs go (default: `dir` itself). */
+  logDir?: string;
+  concurrentConversations?: number;
+  maxCachedBytes?: number;
+}
+
+/** Opens the route on `dir`; `checked` lists the ids whose signature was verified, in order. */
+export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtureOptions = {}) {
+  const log = new FileConversationLog(o.logDir ?? dir);
+  const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+  const queues = new ConversationQueues(o.concurrentConversations ?? 4);
+  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(o.maxCachedBytes ? { maxCachedBytes: o.maxCachedBytes } : {}) });
+  await store.init();
+  const checked: string[] = [];
+  const counters = new IngestCounters();
+  const route = new InboundRoute({
+    project, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
+    verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
+    runnable: new Map(), signers: new Map(),
+  });
+  const close = async () => {
+    await queues.idle();
+    await store.indexed();
+    await log.close();
+    index.close();
+  };
+  return { route, checked, counters, close, log, index };
+}
