@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
-import { SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { SqliteIndex, WorkerIndexWriter } from "../adapters/sqlite-index/index.js";
 import { VerifierPool } from "../adapters/verify/verifier-pool.js";
 import type { NostrEvent } from "../src/types.js";
 import { configSchema } from "../daemon/config/config-schema.js";
@@ -54,7 +54,9 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const index: SqliteIndex = indexWrites ? sqlite : Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined });
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
   const indexErrors: unknown[] = [];
-  const store = new ConversationStore({ log, index, recipientsOf: projectRecipients(info), isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
+  // As the daemon does: the index written on its own thread (a run without writes drops them here).
+  const applier = indexWrites ? new WorkerIndexWriter(sqlite.path) : undefined;
+  const store = new ConversationStore({ log, index, ...(applier ? { applier } : {}), recipientsOf: projectRecipients(info), isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
   await store.init();
   const pool = verify ? new VerifierPool() : undefined;
   const verifier = pool ?? { check: async () => "ok" as const };
@@ -70,6 +72,8 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
       await queues.idle();
       await pool?.close();
       await log.close();
+      await store.indexed();
+      await applier?.close();
       index.close();
       rmSync(dir, { recursive: true, force: true });
       if (indexErrors.length > 0) throw new IngestFailedError(`index apply failed: ${String(indexErrors[0])}`);

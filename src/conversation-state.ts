@@ -117,8 +117,12 @@ export interface ConversationRow {
   execMs: number;
 }
 
-export const conversationRow = (c: Conversation): ConversationRow => ({
-  project: c.project, title: c.title, phase: c.phase.phase, status: c.status, archived: c.archived,
-  ...(c.rootKind !== undefined ? { rootKind: c.rootKind } : {}),
-  createdAt: c.createdAt, updatedAt: c.updatedAt, messageCount: c.events.length, lastN: c.lastN, execMs: c.exec.totalMs,
-});
+// Taken at every commit: a plain literal (a spread here made a temporary object each time).
+export function conversationRow(c: Conversation): ConversationRow {
+  const row: ConversationRow = {
+    project: c.project, title: c.title, phase: c.phase.phase, status: c.status, archived: c.archived,
+    createdAt: c.createdAt, updatedAt: c.updatedAt, messageCount: c.events.length, lastN: c.lastN, execMs: c.exec.totalMs,
+  };
+  if (c.rootKind !== undefined) row.rootKind = c.rootKind;
+  return row;
+}

@@ -12,21 +12,23 @@ import type { LogRecord } from "./records.js";
 /** `conv` must be the conversation as of the last of `records` (it holds them, and nothing after). */
 export function indexItem(conv: Conversation, records: readonly LogRecord[], recipientsOf: RecipientsOf, logBytes?: number): IndexItem {
   const recipients: string[][] = [];
-  const turnNumbers: Record<string, number> = {};
-  const sessions: Record<string, string> = {};
+  // Built for every commit: the two maps only when a record needs them.
+  let turnNumbers: Record<string, number> = NONE;
+  let sessions: Record<string, string> = NONE;
   for (const rec of records) {
     if (rec.t === "event") {
       recipients.push(indexedRecipients(rec.ev, conv, recipientsOf));
     } else if (rec.t === "turn_start") {
       const number = conv.turns.byId.get(rec.turnId)?.number;
-      if (number !== undefined) turnNumbers[rec.turnId] = number;
+      if (number !== undefined) (turnNumbers = turnNumbers === NONE ? {} : turnNumbers)[rec.turnId] = number;
     } else if (rec.t === "cursor") {
       const session = conv.views.get(rec.agent)?.session;
-      if (session !== undefined) sessions[rec.agent] = session;
+      if (session !== undefined) (sessions = sessions === NONE ? {} : sessions)[rec.agent] = session;
     }
   }
-  return {
-    conversationId: conv.id, records, recipients, turnNumbers, sessions, row: conversationRow(conv),
-    ...(logBytes !== undefined ? { logBytes } : {}),
-  };
+  const item: IndexItem = { conversationId: conv.id, records, recipients, turnNumbers, sessions, row: conversationRow(conv) };
+  if (logBytes !== undefined) item.logBytes = logBytes;
+  return item;
 }
+
+const NONE: Record<string, never> = Object.freeze({});

@@ -97,6 +97,20 @@ export interface IndexItem {
   logBytes?: number;
 }
 
+/**
+ * Where the index feeder sends its batches (daemon/engine/store/index-feeder.ts): the index's
+ * own writer thread (adapters/sqlite-index/worker-index-writer.ts) or the calling thread.
+ */
+export interface IndexApplier {
+  /**
+   * One batch in one transaction, as ConversationIndex.applyBatch: on the calling thread it
+   * returns (or throws) once committed; on another it returns a promise of that.
+   */
+  apply(items: readonly IndexItem[]): Promise<void> | void;
+  /** True when `apply` runs on the calling thread: the feeder then spaces batches out. */
+  readonly blocking: boolean;
+}
+
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {
   /**

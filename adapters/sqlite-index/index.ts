@@ -1,5 +1,6 @@
 // Public surface of the SQLite index adapter.
 export { SqliteIndex, type SqliteIndexOptions } from "./sqlite-index.js";
+export { IndexWriterError, WorkerIndexWriter } from "./worker-index-writer.js";
 export { openIndexReadOnly, type IndexReader } from "./index-reader.js";
 export {
   IndexCorruptError, IndexError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError,

@@ -21,7 +21,7 @@ import { KeySigner } from "../../adapters/nostr/key-signer.js";
 import { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
 import { RelayEntityFetcher } from "../../adapters/nostr/relay-entity-fetcher.js";
 import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
-import type { SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import { WorkerIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import type { LoadedProject } from "../config/index.js";
@@ -100,6 +100,8 @@ export class Engine {
   // The parts, in the order start opens them (each set once its step has run).
   private log: FileConversationLog | undefined;
   private index: SqliteIndex | undefined;
+  /** The index's writes, on a thread of their own once the index is in step with the logs. */
+  private indexWriter: WorkerIndexWriter | undefined;
   private store: ConversationStore | undefined;
   private verifier: OnDemandVerifier | undefined;
   private relays: Relays | undefined;
@@ -172,8 +174,11 @@ export class Engine {
       tenexDir: dir, log, index, fresh: opened.fresh, movedAside: opened.movedAside !== undefined,
       relayKeys: relayMarkKeys(project), recipientsOf: this.recipientsOf,
     });
+    // From here on the index is written on its own thread (the main thread keeps the fold, the
+    // log and the reads): see adapters/sqlite-index/worker-index-writer.ts.
+    const applier = (this.indexWriter = new WorkerIndexWriter(index.path));
     const store = (this.store = new ConversationStore({
-      log, index, recipientsOf: this.recipientsOf, maxCachedBytes: project.config.limits.cacheBytes,
+      log, index, applier, recipientsOf: this.recipientsOf, maxCachedBytes: project.config.limits.cacheBytes,
       isBusy: (id) => this.queues.isBusy(id),
       onIndexError: (err, id) => {
         this.indexIncomplete = true;
@@ -374,6 +379,7 @@ export class Engine {
     // Closing the log flushed what was still queued (an outbox `sent` record, say): into the
     // index before it closes, or the clean-shutdown marker would let the next start skip it.
     await this.store?.indexed();
+    await this.indexWriter?.close();
     this.parts?.sync.flushMarks();
     this.index?.close();
     // The marker lets the next start skip reconciling the index with the logs: not if records

@@ -24,10 +24,15 @@ export function projectRecipients(project: ProjectInfo): RecipientsOf {
 
 /** Distinct recipients, lowercase-normalised, never the author (no one is unread to itself). */
 export function indexedRecipients(ev: NostrEvent, conv: Conversation, rule: RecipientsOf): string[] {
-  const out = new Set<string>();
-  for (const p of rule(ev, conv)) {
+  const all = rule(ev, conv);
+  // Taken for every message: a short list is kept distinct by looking, a long one by a Set.
+  if (all.length > SHORT_LIST) return [...new Set(all.map((p) => p.toLowerCase()))].filter((p) => p !== ev.pubkey);
+  const out: string[] = [];
+  for (const p of all) {
     const key = p.toLowerCase();
-    if (key !== ev.pubkey) out.add(key);
+    if (key !== ev.pubkey && !out.includes(key)) out.push(key);
   }
-  return [...out];
+  return out;
 }
+
+const SHORT_LIST = 16;

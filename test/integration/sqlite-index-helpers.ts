@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { SqliteIndex, type SqliteIndexOptions } from "../../adapters/sqlite-index/sqlite-index.js";
-import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
+import { IndexFeeder, inlineApplier } from "../../daemon/engine/store/index-feeder.js";
 import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
 import type { Conversation } from "../../src/conversation-state.js";
 import { indexItem } from "../../src/index-item.js";
@@ -47,7 +47,7 @@ export function newTestIndex(opts: Partial<SqliteIndexOptions> & { recipientsOf?
   const { recipientsOf = pTagRecipients, ...rest } = opts;
   const index = new SqliteIndex({ path: tempIndexPath(), ...rest });
   openIndexes.push(index);
-  const feeder = new IndexFeeder(index, (err) => { throw err; });
+  const feeder = new IndexFeeder(inlineApplier(index), (err) => { throw err; });
   return Object.assign(index, {
     apply(conv: Conversation, records: readonly LogRecord[], logBytes?: number) {
       feeder.add(indexItem(conv, records, recipientsOf), logBytes);

@@ -3,7 +3,7 @@
 // between applies grows with the time an apply takes, so batches grow with the load.
 
 import { describe, expect, it } from "vitest";
-import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
+import { IndexFeeder, inlineApplier } from "../../daemon/engine/store/index-feeder.js";
 import { emptyConversation } from "../../src/conversation-reducer.js";
 import { indexItem } from "../../src/index-item.js";
 import { pTagRecipients } from "../../src/messaging/recipients.js";
@@ -32,7 +32,7 @@ const item = (c: Conversation, records: LogRecord[]) => indexItem(c, records, pT
 describe("IndexFeeder", () => {
   it("applies what was added together in one batch, each conversation's records in order", async () => {
     const { index, batches } = recordingIndex();
-    const feeder = new IndexFeeder(index, (err) => { throw err; });
+    const feeder = new IndexFeeder(inlineApplier(index), (err) => { throw err; });
     const a = conv("a");
     const b = conv("b");
     feeder.add(item(a, [rec(1), rec(2)]), 10);
@@ -45,7 +45,7 @@ describe("IndexFeeder", () => {
 
   it("after a slow apply, what arrives one event at a time is gathered into one batch (batches grow with the load)", async () => {
     const { index, batches } = recordingIndex(100);
-    const feeder = new IndexFeeder(index, (err) => { throw err; });
+    const feeder = new IndexFeeder(inlineApplier(index), (err) => { throw err; });
     const a = conv("a");
     feeder.add(item(a, [rec(1)]), 1);
     await feeder.idle();

@@ -152,9 +152,13 @@ export class InboundRoute {
     if (records.length === 0) return undefined;
     const event = this.d.store.commit(conv, records);
     const runs = quiet ? [] : decideRuns(conv, ev, this.d.project, this.d.runnable);
-    const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
+    let durable: Promise<unknown> = event.durable;
+    if (runs.length > 0) {
+      const pending = this.d.store.commit(conv, runs.map((a) => ({ t: "run_pending" as const, at: now, agent: a.pubkey, trigger: ev.id })));
+      durable = Promise.all([durable, pending.durable]);
+    }
     if (!known && convId !== ev.id) this.exits.threads.request(convId, quiet);
-    return { conv, ev, runs, durable: Promise.all([event.durable, pending.durable]) };
+    return { conv, ev, runs, durable };
   }
 
   /** runs: once durable (the index is fed from there), the event is counted and its runs start. */

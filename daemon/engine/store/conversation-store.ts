@@ -11,10 +11,10 @@ import { isUrgent } from "../../../src/log-urgency.js";
 import { eventMemoryBytes } from "../../../src/memory-estimate.js";
 import { pTagRecipients, type RecipientsOf } from "../../../src/messaging/recipients.js";
 import { currentTurn } from "../../../src/turns.js";
-import type { ConversationIndex, ConversationLog, IndexItem } from "../../../src/ports.js";
+import type { ConversationIndex, ConversationLog, IndexApplier, IndexItem } from "../../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
-import { IndexFeeder } from "./index-feeder.js";
+import { IndexFeeder, inlineApplier } from "./index-feeder.js";
 
 const RECENT_IDS = 100_000;
 /** As limits.cacheBytes' default (daemon/config/config-schema.ts). */
@@ -23,6 +23,11 @@ const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 export interface StoreOptions {
   log: ConversationLog;
   index: ConversationIndex;
+  /**
+   * Where the index's batches are written: the daemon's is the index's own thread
+   * (adapters/sqlite-index/worker-index-writer.ts); default: `index.applyBatch`, on this thread.
+   */
+  applier?: IndexApplier;
   /** Who a message is for, as the index stores it (default: its `p` tags; the daemon's: src/messaging/recipients.ts). */
   recipientsOf?: RecipientsOf;
   /** Upper bound on the memory cached conversations hold, in bytes (approximate: src/memory-estimate.ts). */
@@ -70,7 +75,7 @@ export class ConversationStore {
     this.recipientsOf = opts.recipientsOf ?? pTagRecipients;
     const isBusy = opts.isBusy ?? (() => false);
     this.cache = new ConversationCache(opts.maxCachedBytes ?? DEFAULT_CACHE_BYTES, (id) => this.pinned.has(id) || isBusy(id));
-    this.feeder = new IndexFeeder(opts.index, (err, ids) => opts.onIndexError?.(err, ids.join(",")), opts.onIndexed);
+    this.feeder = new IndexFeeder(opts.applier ?? inlineApplier(opts.index), (err, ids) => opts.onIndexError?.(err, ids.join(",")), opts.onIndexed);
   }
 
   /**

@@ -2,39 +2,39 @@
 // in one group-commit flush is applied in one SQLite transaction (a commit per event would cost
 // more than all the rows written). The index is derived and may lag the log by a tick; it is
 // repaired from the log at start if the process dies in between.
+//
+// One batch is applied at a time, in order; what becomes durable meanwhile waits and goes in the
+// next one, so batches grow with the load. The daemon's batches go to the index's own thread
+// (adapters/sqlite-index/worker-index-writer.ts); applied on this thread instead (`inlineApplier`,
+// tests and tools), the feeder also leaves a gap between them, see below.
 
-import type { ConversationRow } from "../../../src/conversation-state.js";
-import type { ConversationIndex, IndexItem } from "../../../src/ports.js";
-import type { LogRecord } from "../../../src/records.js";
-
-/** What one conversation made durable since the last apply, as one item. */
-interface Pending {
-  conversationId: string;
-  records: LogRecord[];
-  recipients: (readonly string[])[];
-  turnNumbers: Record<string, number>;
-  sessions: Record<string, string>;
-  row: ConversationRow;
-  logBytes?: number;
-}
+import type { ConversationIndex, IndexApplier, IndexItem } from "../../../src/ports.js";
 
 const MIN_APPLY_GAP_MS = 10;
-// Under load the gap grows to the time the last apply took (the index then takes at most about
-// half of the main thread, in batches that grow with the load), up to this bound on how far
-// the index may lag: the queries that wait for it (ConversationStore.indexed) wait at most this.
+// Applied on this thread, under load the gap grows to the time the last apply took (the index
+// then takes at most about half of the thread, in batches that grow with the load), up to this
+// bound on how far the index may lag: the queries that wait for it (ConversationStore.indexed)
+// wait at most this.
 const MAX_APPLY_GAP_MS = 200;
 
+/** Batches applied on the calling thread, by the index itself. */
+export function inlineApplier(index: Pick<ConversationIndex, "applyBatch">): IndexApplier {
+  return { blocking: true, apply: (items) => index.applyBatch(items) };
+}
+
 export class IndexFeeder {
-  private pending = new Map<string, Pending>();
+  /** Per conversation, what it made durable since the last apply, in log order. */
+  private pending = new Map<string, IndexItem[]>();
   private scheduled = false;
+  private applying = false;
   private lastApply = -Infinity;
   /** How long the last apply took: the gap before the next one (see MAX_APPLY_GAP_MS). */
   private lastApplyMs = 0;
-  private flushed: Promise<void> = Promise.resolve();
+  private settled: Promise<void> = Promise.resolve();
   private release: () => void = () => undefined;
 
   constructor(
-    private readonly index: ConversationIndex,
+    private readonly applier: IndexApplier,
     private readonly onError: (err: unknown, conversationIds: string[]) => void,
     /** Told what each apply made visible, once it is in the index. */
     private readonly onApplied: (items: readonly IndexItem[]) => void = () => undefined,
@@ -43,59 +43,93 @@ export class IndexFeeder {
   /**
    * Queue an item of durable records (in log order, taken when they were committed:
    * src/index-item.ts) with the log's size after them (it goes into the index with them: see
-   * ConversationIndex.indexedLogs). Items of one conversation are merged, the later row winning.
+   * ConversationIndex.indexedLogs). The item is the feeder's from here on. Items of one
+   * conversation are merged when applied, the later row winning.
    */
   add(item: IndexItem, logBytes?: number): void {
+    if (logBytes !== undefined) item.logBytes = logBytes;
     const same = this.pending.get(item.conversationId);
-    if (same) {
-      same.records.push(...item.records);
-      same.recipients.push(...item.recipients);
-      Object.assign(same.turnNumbers, item.turnNumbers);
-      Object.assign(same.sessions, item.sessions);
-      same.row = item.row;
-      if (logBytes !== undefined) same.logBytes = logBytes;
-    } else {
-      this.pending.set(item.conversationId, {
-        conversationId: item.conversationId, records: [...item.records], recipients: [...item.recipients],
-        turnNumbers: { ...item.turnNumbers }, sessions: { ...item.sessions }, row: item.row,
-        ...(logBytes !== undefined ? { logBytes } : {}),
-      });
+    if (same) same.push(item);
+    else this.pending.set(item.conversationId, [item]);
+    if (!this.scheduled && !this.applying) this.busy();
+    this.schedule();
+  }
+
+  /** Resolves once everything queued so far is applied (or has failed, and been reported). */
+  idle(): Promise<void> {
+    return this.settled;
+  }
+
+  /**
+   * Applies what is queued now, as one batch, unless one is being applied (what is queued then
+   * follows it). Applied on this thread, it is in the index when this returns.
+   */
+  flush(): void {
+    this.scheduled = false;
+    if (this.applying) return;
+    const items: IndexItem[] = [];
+    for (const list of this.pending.values()) items.push(list.length === 1 ? list[0]! : merged(list));
+    this.pending = new Map();
+    if (items.length === 0) return this.next();
+    this.applying = true;
+    const start = performance.now();
+    let result: Promise<void> | void;
+    try {
+      result = this.applier.apply(items);
+    } catch (err) {
+      return this.applied(items, start, err);
     }
-    if (this.scheduled) return;
+    if (result === undefined) return this.applied(items, start);
+    result.then(() => this.applied(items, start), (err: unknown) => this.applied(items, start, err ?? new Error("apply failed")));
+  }
+
+  private applied(items: readonly IndexItem[], start: number, err?: unknown): void {
+    this.applying = false;
+    this.lastApply = performance.now();
+    this.lastApplyMs = this.lastApply - start;
+    try {
+      if (err !== undefined) this.onError(err, items.map((i) => i.conversationId));
+      else this.onApplied(items);
+    } finally {
+      this.next();
+    }
+  }
+
+  /** The next batch, if anything is queued; else whoever waits for `idle` is told. */
+  private next(): void {
+    if (this.pending.size > 0) this.schedule();
+    else if (!this.scheduled) this.release();
+  }
+
+  /** A promise for `idle` that `release` resolves once nothing is queued or being applied. */
+  private busy(): void {
+    this.settled = new Promise((done) => (this.release = done));
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.applying) return;
     this.scheduled = true;
-    this.flushed = new Promise((done) => (this.release = done));
     // setImmediate runs after the promise callbacks of the flush that made these durable. When
     // events trickle in (as the verifier pool hands them back), applying every small flush at
-    // once costs a transaction and a row update per conversation per event, twice what a large
-    // batch costs per event: a gap between applies lets the batches grow. A lone event after a
-    // quiet spell is applied at once.
-    const gap = Math.min(MAX_APPLY_GAP_MS, Math.max(MIN_APPLY_GAP_MS, this.lastApplyMs));
+    // once on this thread costs a transaction and a row update per conversation per event, twice
+    // what a large batch costs per event: a gap between applies lets the batches grow. A lone
+    // event after a quiet spell is applied at once. On the index's own thread the batch in
+    // flight is the gap.
+    const gap = this.applier.blocking ? Math.min(MAX_APPLY_GAP_MS, Math.max(MIN_APPLY_GAP_MS, this.lastApplyMs)) : 0;
     const wait = this.lastApply + gap - performance.now();
     if (wait > 0) setTimeout(() => this.flush(), wait);
     else setImmediate(() => this.flush());
   }
+}
 
-  /** Resolves once everything queued so far is applied. */
-  idle(): Promise<void> {
-    return this.flushed;
-  }
-
-  flush(): void {
-    const start = performance.now();
-    const items: IndexItem[] = [...this.pending.values()];
-    this.pending = new Map();
-    this.scheduled = false;
-    let applied = false;
-    try {
-      if (items.length > 0) this.index.applyBatch(items);
-      applied = items.length > 0;
-    } catch (err) {
-      this.onError(err, items.map((i) => i.conversationId));
-    } finally {
-      this.lastApply = performance.now();
-      this.lastApplyMs = this.lastApply - start;
-      this.release();
-    }
-    if (applied) this.onApplied(items);
-  }
+/** Items of one conversation, in log order, as one: the later row (and log size) winning. */
+function merged(list: readonly IndexItem[]): IndexItem {
+  const last = list[list.length - 1]!;
+  const item: IndexItem = {
+    conversationId: last.conversationId, records: list.flatMap((i) => i.records), recipients: list.flatMap((i) => i.recipients),
+    turnNumbers: Object.assign({}, ...list.map((i) => i.turnNumbers)) as Record<string, number>,
+    sessions: Object.assign({}, ...list.map((i) => i.sessions)) as Record<string, string>, row: last.row,
+  };
+  for (const i of list) if (i.logBytes !== undefined) item.logBytes = i.logBytes;
+  return item;
 }

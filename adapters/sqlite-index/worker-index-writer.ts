@@ -1,0 +1,106 @@
+// The index's writer on a thread of its own: the daemon's main thread hands it the feeder's
+// batches (an IndexApplier) and goes on with the fold and the log while SQLite writes them, on
+// another core. The main thread keeps its own connection for reading (WAL: readers see each
+// batch once committed) and for the rare writes of start, rebuild and repair, made while this
+// thread has nothing in flight (see ConversationStore.indexed).
+//
+// The thread starts with the first batch (a daemon that writes nothing spends nothing on it:
+// ~10 MB of memory). One batch at a time is in flight (the feeder sends the next once this one is answered). A
+// batch SQLite refuses is rolled back and its error returned; a thread that dies fails what it
+// was sending, and the next batch starts a new one: the index is derived, and what it missed is
+// repaired from the logs at the next start (the engine records that the index is incomplete).
+
+import { Worker } from "node:worker_threads";
+import type { IndexApplier, IndexItem } from "../../src/ports.js";
+import { workerFile } from "../worker-thread/worker-file.js";
+import type { WriterRequest, WriterResponse } from "./writer-protocol.js";
+
+// What the writer thread loads, transitively (src/ for the record and row types it reads).
+const WORKER_SOURCES = ["adapters/sqlite-index", "adapters/state-file", "src"];
+
+export class IndexWriterError extends Error {
+  override name = "IndexWriterError";
+  constructor(message: string, readonly code?: string) {
+    super(message);
+  }
+}
+
+interface Waiting {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+export class WorkerIndexWriter implements IndexApplier {
+  readonly blocking = false;
+  private worker: Worker | undefined;
+  private seq = 0;
+  private readonly waiting = new Map<number, Waiting>();
+  private closing: Promise<void> | undefined;
+  /** Threads that died (status, tests). */
+  crashes = 0;
+
+  private readonly script: URL;
+
+  /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
+  constructor(private readonly path: string) {
+    this.script = workerFile("adapters/sqlite-index/index-writer-worker", WORKER_SOURCES);
+  }
+
+  apply(items: readonly IndexItem[]): Promise<void> {
+    if (this.closing) return Promise.reject(new IndexWriterError("the index writer is closed"));
+    const worker = (this.worker ??= this.start());
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      try {
+        worker.postMessage({ seq, items } satisfies WriterRequest);
+      } catch (err) {
+        // Not sendable (DataCloneError): refused here, the thread never saw it.
+        reject(new IndexWriterError(`batch not sent: ${String(err)}`));
+        return;
+      }
+      this.waiting.set(seq, { resolve, reject });
+    });
+  }
+
+  /** Idempotent; waits for the batch in flight, then closes the thread's connection. */
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
+    await Promise.allSettled([...this.waiting.values()].map((w) => new Promise<void>((done) => {
+      const { resolve, reject } = w;
+      w.resolve = () => { resolve(); done(); };
+      w.reject = (err) => { reject(err); done(); };
+    })));
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((done) => worker.once("exit", () => done()));
+    worker.postMessage({ close: true } satisfies WriterRequest);
+    await exited;
+  }
+
+  private start(): Worker {
+    const worker = new Worker(this.script, { workerData: { path: this.path } });
+    worker.on("message", (res: WriterResponse) => {
+      const w = this.waiting.get(res.seq);
+      if (!w) return;
+      this.waiting.delete(res.seq);
+      if (res.error) w.reject(new IndexWriterError(`${res.error.name}: ${res.error.message}`, res.error.code));
+      else w.resolve();
+    });
+    worker.on("error", (err) => this.died(worker, err));
+    worker.on("exit", (code) => this.died(worker, new IndexWriterError(`the index writer thread exited (code ${code})`)));
+    return worker;
+  }
+
+  private died(worker: Worker, cause: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    if (!this.closing) this.crashes++;
+    const failed = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const w of failed) w.reject(new IndexWriterError(`index writer thread died: ${cause.message}`));
+  }
+}

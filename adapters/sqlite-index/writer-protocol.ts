@@ -1,0 +1,13 @@
+// Messages between the index's writer thread and the daemon's main thread.
+
+import type { IndexItem } from "../../src/ports.js";
+
+export type WriterRequest =
+  | { close?: false; seq: number; items: readonly IndexItem[] }
+  | { close: true };
+
+export interface WriterResponse {
+  seq: number;
+  /** Why the batch was rolled back. */
+  error?: { name: string; message: string; code?: string };
+}

@@ -1,0 +1,135 @@
+// The index written on its own thread (adapters/sqlite-index/worker-index-writer.ts), as the
+// daemon writes it: a real worker thread on a real index file, read through the main thread's
+// own connection. What it writes must be exactly what the same batches make on this thread; a
+// batch SQLite refuses is reported and rolled back without stopping the batches after it; close
+// waits for what is in flight.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { IndexWriterError, WorkerIndexWriter } from "../../adapters/sqlite-index/worker-index-writer.js";
+import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
+import { indexItem } from "../../src/index-item.js";
+import { pTagRecipients } from "../../src/messaging/recipients.js";
+import type { IndexItem } from "../../src/ports.js";
+import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, type LogFixture } from "./sqlite-index-helpers.js";
+
+const writers: WorkerIndexWriter[] = [];
+afterEach(async () => {
+  await Promise.all(writers.splice(0).map((w) => w.close()));
+  closeTestIndexes();
+});
+
+function writerFor(path: string): WorkerIndexWriter {
+  const w = new WorkerIndexWriter(path);
+  writers.push(w);
+  return w;
+}
+
+/** The logs as batches of a few records each, interleaved, each with the aggregate as of its last record. */
+function batches(logs: readonly LogFixture[], size = 2): IndexItem[][] {
+  const out: IndexItem[][] = [];
+  const next = logs.map(() => 0);
+  while (next.some((n, i) => n < logs[i]!.records.length)) {
+    const batch: IndexItem[] = [];
+    logs.forEach((log, i) => {
+      const from = next[i]!;
+      const to = Math.min(log.records.length, from + size);
+      if (to > from) batch.push(indexItem(log.convAt(to), log.records.slice(from, to), pTagRecipients));
+      next[i] = to;
+    });
+    out.push(batch);
+  }
+  return out;
+}
+
+describe("WorkerIndexWriter", () => {
+  it("writes on its own thread exactly what the same batches write on this one, read back through this thread's connection", async () => {
+    const s = scenario();
+    const inline = newTestIndex();
+    applyIncrementally(inline, s.logs, [2]);
+    const threaded = newTestIndex();
+    const writer = writerFor(threaded.path);
+    for (const batch of batches(s.logs)) await writer.apply(batch);
+    // The main thread's connection (WAL) sees each committed batch.
+    const [a, b] = s.logs;
+    expect(threaded.indexedPositions()).toEqual(new Map([[a!.id, a!.records.length], [b!.id, b!.records.length]]));
+    await writer.close();
+    expect(dumpIndex(threaded.path)).toEqual(dumpIndex(inline.path));
+  });
+
+  it("a batch SQLite refuses is rolled back and reported; the batches after it are written", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const [first, ...rest] = batches(s.logs);
+    // A conversation row with no phase breaks the table's NOT NULL: the whole batch goes back.
+    const broken = first!.map((item) => ({ ...item, row: { ...item.row, phase: null as unknown as string } }));
+    const refused = await writer.apply(broken).then(() => undefined, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(IndexWriterError);
+    expect(String((refused as Error).message)).toMatch(/NOT NULL/i);
+    expect(index.indexedPositions().size).toBe(0);
+    expect(dumpIndex(index.path).messages).toHaveLength(0);
+    await writer.apply(first!);
+    for (const batch of rest) await writer.apply(batch);
+    expect(dumpIndex(index.path).messages).toHaveLength(6);
+  });
+
+  it("a batch that cannot be sent to the thread is refused, and the writer goes on", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const [first] = batches(s.logs);
+    const unsendable = first!.map((item) => ({ ...item, row: { ...item.row, title: (() => "x") as unknown as string } }));
+    await expect(writer.apply(unsendable)).rejects.toThrow(IndexWriterError);
+    await writer.apply(first!);
+    expect(index.indexedPositions().size).toBe(2);
+    await writer.close();
+  });
+
+  it("a thread that dies fails the batch it held, and the next batch starts a new thread", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const [first, ...rest] = batches(s.logs);
+    await writer.apply(first!);
+    // As an out-of-memory kill of the thread would: it goes with a batch sent to it, whose
+    // answer never comes.
+    const thread = (writer as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    const ended = thread.terminate();
+    const lost = writer.apply(rest[0]!);
+    await ended;
+    await expect(lost).rejects.toThrow(/died/);
+    expect(writer.crashes).toBe(1);
+    for (const batch of rest) await writer.apply(batch);
+    expect(dumpIndex(index.path).messages).toHaveLength(6);
+  });
+
+  it("close waits for the batch in flight; a batch after close is refused", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const all = batches(s.logs, 100);
+    const applying = writer.apply(all[0]!);
+    await writer.close();
+    await applying;
+    expect(dumpIndex(index.path).messages).toHaveLength(6);
+    await expect(writer.apply(all[0]!)).rejects.toThrow(/closed/);
+    await writer.close();
+  });
+
+  it("fed by the index feeder: idle resolves once the thread has committed, and a refused batch reaches onError", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const errors: string[][] = [];
+    const applied: number[] = [];
+    const feeder = new IndexFeeder(writer, (_err, ids) => errors.push(ids), (items) => applied.push(items.length));
+    for (const batch of batches(s.logs)) for (const item of batch) feeder.add(item);
+    await feeder.idle();
+    expect(dumpIndex(index.path).messages).toHaveLength(6);
+    expect(applied.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    const [log] = s.logs;
+    feeder.add({ ...indexItem(log!.conv, log!.records, pTagRecipients), row: { ...indexItem(log!.conv, [], pTagRecipients).row, phase: null as unknown as string } });
+    await feeder.idle();
+    expect(errors).toEqual([[log!.id]]);
+  });
+});
