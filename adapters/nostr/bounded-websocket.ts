@@ -40,6 +40,13 @@ export function tapEventFrames(url: string, tap: EventFrameTap): () => void {
   };
 }
 
+/** Whether the frame starts with `["EVENT",`, byte by byte (no view of it made per frame). */
+function isEventFrame(data: Buffer): boolean {
+  if (data.length <= EVENT_PREFIX.length) return false;
+  for (let i = 0; i < EVENT_PREFIX.length; i++) if (data[i] !== EVENT_PREFIX[i]) return false;
+  return true;
+}
+
 export class BoundedWebSocket extends WebSocket {
   /** One limit for every socket made from the global (the process holds one daemon). */
   static maxPayload = 1024 * 1024;
@@ -52,12 +59,14 @@ export class BoundedWebSocket extends WebSocket {
     });
   }
 
+  /** This socket's key in `taps`, made once (a URL parse per frame cost more than the check). */
+  private tapKey: string | undefined;
+
   // ws emits "message" (data, isBinary) for every frame; NDK listens through onmessage.
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event === "message" && args[1] === false && taps.size > 0) {
       const data = args[0];
-      const set = Buffer.isBuffer(data) && data.length > EVENT_PREFIX.length && data.subarray(0, EVENT_PREFIX.length).equals(EVENT_PREFIX)
-        ? taps.get(urlKey(this.url)) : undefined;
+      const set = Buffer.isBuffer(data) && isEventFrame(data) ? taps.get((this.tapKey ??= urlKey(this.url))) : undefined;
       if (set && set.size > 0) {
         const text = (data as Buffer).toString();
         for (const tap of set) tap(text);

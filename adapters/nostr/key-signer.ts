@@ -4,12 +4,21 @@
 import { finalizeEvent, getPublicKey } from "nostr-tools/pure";
 import type { Signer } from "../../src/ports.js";
 import type { NostrEvent, UnsignedEvent } from "../../src/types.js";
+import { eventHash, loadNativeSchnorr, type NativeSchnorr } from "../verify/native-verify.js";
+
+// Signing with nostr-tools' pure-JS secp256k1 cost ~1 ms of the main thread an event (more under
+// load): every agent's answer, every 513 and 24133. With bcrypto's native BIP-340 (the verifier's
+// library, docs/architecture.md) it is ~0.05 ms; where bcrypto did not build, nostr-tools signs.
+const loaded = loadNativeSchnorr();
+const native: NativeSchnorr | undefined = "schnorr" in loaded ? loaded.schnorr : undefined;
 
 export class InvalidSecretKeyError extends Error {
   override name = "InvalidSecretKeyError";
 }
 
 export class KeySigner implements Signer {
+  /** Which secp256k1 signs (status and tests). */
+  static readonly backend: "bcrypto-native" | "nostr-tools" = native ? "bcrypto-native" : "nostr-tools";
   readonly pubkey: string;
   private readonly secretKey: Uint8Array;
 
@@ -25,6 +34,16 @@ export class KeySigner implements Signer {
   }
 
   async sign(ev: UnsignedEvent): Promise<NostrEvent> {
+    if (native) {
+      const unsigned = { pubkey: this.pubkey, created_at: ev.created_at, kind: ev.kind, tags: ev.tags, content: ev.content };
+      const id = eventHash(unsigned);
+      const key = Buffer.from(this.secretKey);
+      try {
+        return { id, ...unsigned, sig: native.sign(Buffer.from(id, "hex"), key).toString("hex") };
+      } finally {
+        key.fill(0);
+      }
+    }
     const signed = finalizeEvent(
       { kind: ev.kind, created_at: ev.created_at, tags: ev.tags, content: ev.content },
       this.secretKey,

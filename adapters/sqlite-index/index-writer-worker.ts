@@ -5,6 +5,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "./open-database.js";
+import { RelayMarks } from "./relay-marks.js";
 import { IndexWriter } from "./writer.js";
 import type { WriterRequest, WriterResponse } from "./writer-protocol.js";
 
@@ -12,6 +13,7 @@ if (!parentPort) throw new Error("index-writer-worker.js runs only as a worker t
 const port = parentPort;
 const db = openDatabase((workerData as { path: string }).path);
 const writer = new IndexWriter(db);
+const marks = new RelayMarks(db);
 
 port.on("message", (req: WriterRequest) => {
   if (req.close) {
@@ -21,7 +23,8 @@ port.on("message", (req: WriterRequest) => {
   }
   let res: WriterResponse;
   try {
-    writer.applyBatch(req.items);
+    if ("marks" in req) for (const [relay, at] of req.marks) marks.setHighWater(relay, at);
+    else writer.applyBatch(req.items);
     res = { seq: req.seq };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));

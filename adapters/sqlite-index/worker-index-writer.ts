@@ -47,12 +47,29 @@ export class WorkerIndexWriter implements IndexApplier {
   }
 
   apply(items: readonly IndexItem[]): Promise<void> {
+    return this.send((seq) => ({ seq, items }));
+  }
+
+  /**
+   * Raises relays' high-water marks (RelayMarks.setHighWater) after the batches sent before:
+   * written on this thread, each would wait for the batch the index's thread is committing.
+   */
+  setHighWaters(marks: readonly (readonly [relay: string, createdAt: number])[]): Promise<void> {
+    return this.send((seq) => ({ seq, marks }));
+  }
+
+  /** True once close was called: writes then go to the index on the calling thread. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  private send(request: (seq: number) => WriterRequest): Promise<void> {
     if (this.closing) return Promise.reject(new IndexWriterError("the index writer is closed"));
     const worker = (this.worker ??= this.start());
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       try {
-        worker.postMessage({ seq, items } satisfies WriterRequest);
+        worker.postMessage(request(seq));
       } catch (err) {
         // Not sendable (DataCloneError): refused here, the thread never saw it.
         reject(new IndexWriterError(`batch not sent: ${String(err)}`));

@@ -4,6 +4,7 @@ import type { IndexItem } from "../../src/ports.js";
 
 export type WriterRequest =
   | { close?: false; seq: number; items: readonly IndexItem[] }
+  | { close?: false; seq: number; marks: readonly (readonly [relay: string, createdAt: number])[] }
   | { close: true };
 
 export interface WriterResponse {

@@ -12,25 +12,34 @@ import type { Verdict } from "./verify-protocol.js";
 
 export type Check = (ev: NostrEvent) => Verdict;
 
-interface Schnorr {
+export interface NativeSchnorr {
   /** 2 when libsecp256k1 is bound natively; 0 or 1 for bcrypto's JS backends. */
   native: number;
   verify(msg: Buffer, sig: Buffer, key: Buffer): boolean;
+  /** BIP-340, with 32 fresh random bytes of auxiliary data when `aux` is left out. */
+  sign(msg: Buffer, key: Buffer, aux?: Buffer): Buffer;
 }
 
-/** The check, or why bcrypto's native backend cannot give one here. */
-export function loadNativeCheck(): { check: Check } | { reason: string } {
-  let schnorr: Schnorr;
+/** bcrypto's BIP-340 bound to libsecp256k1, or why it cannot be had here. */
+export function loadNativeSchnorr(): { schnorr: NativeSchnorr } | { reason: string } {
+  let schnorr: NativeSchnorr;
   try {
-    schnorr = createRequire(import.meta.url)("bcrypto/lib/schnorr") as Schnorr;
+    schnorr = createRequire(import.meta.url)("bcrypto/lib/schnorr") as NativeSchnorr;
   } catch (err) {
     return { reason: `bcrypto is not installed or did not build (${err instanceof Error ? err.message.split("\n")[0] : String(err)})` };
   }
   if (schnorr.native !== 2) return { reason: `bcrypto loaded without its native backend (native=${schnorr.native})` };
-  return { check: (ev) => nativeCheck(schnorr, ev) };
+  return { schnorr };
 }
 
-function nativeCheck(schnorr: Schnorr, ev: NostrEvent): Verdict {
+/** The check, or why bcrypto's native backend cannot give one here. */
+export function loadNativeCheck(): { check: Check } | { reason: string } {
+  const loaded = loadNativeSchnorr();
+  if ("reason" in loaded) return loaded;
+  return { check: (ev) => nativeCheck(loaded.schnorr, ev) };
+}
+
+function nativeCheck(schnorr: NativeSchnorr, ev: NostrEvent): Verdict {
   const form = formVerdict(ev);
   if (form) return form;
   try {
@@ -43,7 +52,7 @@ function nativeCheck(schnorr: Schnorr, ev: NostrEvent): Verdict {
 }
 
 /** sha256 of the NIP-01 serialization, as nostr-wasm writes it (pubkey and numbers unquoted by JSON). */
-export function eventHash(ev: NostrEvent): string {
+export function eventHash(ev: Omit<NostrEvent, "id" | "sig">): string {
   return createHash("sha256")
     .update(`[0,"${ev.pubkey}",${ev.created_at},${ev.kind},${JSON.stringify(ev.tags)},${JSON.stringify(ev.content)}]`)
     .digest("hex");

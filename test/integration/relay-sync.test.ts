@@ -21,7 +21,7 @@ function setup(opts: { failing?: (ev: NostrEvent) => boolean } = {}) {
   const sync = new RelaySync({
     gateway, relays: [gateway.url], coordinate: p.coordinate, markKey: (u) => u,
     agentPubkeys: p.info.agents.map((a) => a.pubkey), userPubkeys: [p.owner.pubkey],
-    marks: { highWaterMarks: () => new Map(marks), setHighWater: (r, at) => (marks.set(r, Math.max(marks.get(r) ?? 0, at)), true) },
+    marks: { highWaterMarks: () => new Map(marks), setHighWaters: (due) => { for (const [r, at] of due) marks.set(r, Math.max(marks.get(r) ?? 0, at)); } },
     overlapSeconds: 60,
     ingest: async (ev, _relay, quiet): Promise<IngestOutcome> => {
       await gate;
@@ -212,7 +212,7 @@ describe("RelaySync", () => {
     const sync = new RelaySync({
       gateway: both, relays: [a.url, b.url], coordinate: p.coordinate, markKey: (u) => u,
       agentPubkeys: p.info.agents.map((x) => x.pubkey), userPubkeys: [p.owner.pubkey],
-      marks: { highWaterMarks: () => new Map(marks), setHighWater: (r, at) => (marks.set(r, Math.max(marks.get(r) ?? 0, at)), true) },
+      marks: { highWaterMarks: () => new Map(marks), setHighWaters: (due) => { for (const [r, at] of due) marks.set(r, Math.max(marks.get(r) ?? 0, at)); } },
       overlapSeconds: 60,
       ingest: async (ev): Promise<IngestOutcome> => {
         seen.push(ev.content);

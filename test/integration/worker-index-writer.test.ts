@@ -103,6 +103,14 @@ describe("WorkerIndexWriter", () => {
     expect(dumpIndex(index.path).messages).toHaveLength(6);
   });
 
+  it("raises relays' high-water marks on its thread, forward only, read back here", async () => {
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    await writer.setHighWaters([["wss://a", 1_700_000_100], ["wss://b", 1_700_000_050]]);
+    await writer.setHighWaters([["wss://a", 1_700_000_000]]);
+    expect(index.highWaterMarks()).toEqual(new Map([["wss://a", 1_700_000_100], ["wss://b", 1_700_000_050]]));
+  });
+
   it("close waits for the batch in flight; a batch after close is refused", async () => {
     const s = scenario();
     const index = newTestIndex();

@@ -17,7 +17,8 @@ import type { CatchupResult, RelayBackfillState } from "../../../src/daemon-stat
 
 export interface HighWaterStore {
   highWaterMarks(): Map<string, number>;
-  setHighWater(relay: string, createdAt: number): boolean;
+  /** Moves marks forward only. May be written a moment later: a mark read meanwhile is older, never newer. */
+  setHighWaters(marks: readonly (readonly [relay: string, createdAt: number])[]): void;
 }
 
 export interface RelaySyncDeps {
@@ -135,11 +136,13 @@ export class RelaySync {
   /** Writes the marks gathered since the last flush of relays that are synced, unless a back-fill runs. */
   flushMarks(): void {
     if (this.catchingUp_) return;
+    const due: [string, number][] = [];
     for (const [key, at] of this.pendingMarks) {
       if (!this.synced.has(key)) continue;
-      this.d.marks.setHighWater(key, at);
+      due.push([key, at]);
       this.pendingMarks.delete(key);
     }
+    if (due.length > 0) this.d.marks.setHighWaters(due);
   }
 
   /** Back-fills `relays` (default: all); requests made while one runs collapse into one more run. */

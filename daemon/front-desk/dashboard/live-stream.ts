@@ -81,6 +81,8 @@ export class LiveStream {
   }
 
   private broadcast(m: LiveMessage | { id: number; type: string; data: unknown }): void {
+    // With no page open the ring keeps the change for a resume; nothing is written, nothing encoded.
+    if (this.clients.size === 0) return;
     const text = frame(m);
     for (const res of this.clients) {
       // A page that does not read its stream is let go rather than buffered for without end: it
