@@ -5,10 +5,11 @@
 // thread has nothing in flight (see ConversationStore.indexed).
 //
 // The thread starts with the first batch (a daemon that writes nothing spends nothing on it:
-// ~10 MB of memory). One batch at a time is in flight (the feeder sends the next once this one is answered). A
-// batch SQLite refuses is rolled back and its error returned; a thread that dies fails what it
-// was sending, and the next batch starts a new one: the index is derived, and what it missed is
-// repaired from the logs at the next start (the engine records that the index is incomplete).
+// ~10 MB of memory). One batch at a time is in flight (the feeder sends the next once this one
+// is answered). A batch SQLite refuses is rolled back and its error returned; a thread that dies
+// fails what it was sending, and the next batch starts a new one: the index is derived, and what
+// it missed is repaired from the logs at the next start (the engine records that the index is
+// incomplete).
 
 import { Worker } from "node:worker_threads";
 import type { IndexApplier, IndexItem } from "../../src/ports.js";
@@ -36,9 +37,8 @@ export class WorkerIndexWriter implements IndexApplier {
   private seq = 0;
   private readonly waiting = new Map<number, Waiting>();
   private closing: Promise<void> | undefined;
-  /** Threads that died (status, tests). */
+  /** Threads that died (tests). */
   crashes = 0;
-
   private readonly script: URL;
 
   /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
