@@ -212,6 +212,11 @@ export interface ReadPort {
   readonly entities?: EntityFetcher;
   /** The damage recorded in the logs and not cleared. */
   damage(): DamageRecord[];
+  /**
+   * Resolves once everything acknowledged so far is in the index (it is written after, on its
+   * own thread): a read that waits for it sees every acknowledged event. Absent without a daemon.
+   */
+  indexed?(): Promise<void>;
   close(): void;
 }
 

@@ -16,6 +16,7 @@ export function engineReads(d: EngineState): LiveReadPort {
   return {
     index,
     load: (id) => d.store.get(id),
+    indexed: () => d.store.indexed(),
     now: () => d.clock.now(),
     entities: d.entities,
     damage: () => listDamage(d.project.tenexDir),

@@ -256,8 +256,12 @@ describe("a damaged line in the middle of an old log", () => {
       "the damaged line's event fetched back from the relay").catch((err: unknown) => {
       throw new Error(`${String(err)}; daemon stderr: ${d.stderr().slice(-3000)}`);
     });
-    const shown = await api(s.tenexDir, `/api/v1/conversations/${old.root.id}`);
-    expect(shown.status).toBe(200);
+    // The line is in the file before its fsync returns, and acknowledged only after: the API
+    // shows it once acknowledged (reads wait for the index to hold what is acknowledged).
+    const shown = await eventually(async () => {
+      const r = await api(s.tenexDir, `/api/v1/conversations/${old.root.id}`);
+      return r.status === 200 && shownIds(r.body).length === oldIds().length ? r : undefined;
+    }, 10_000, "the fetched-back event shown by the API");
     expect(shownIds(shown.body)).toEqual(oldIds().sort());
     await stop(d);
     recordKept("damaged-line-relay-holds", "damaged middle line, a relay holds it", s.tenexDir, oldIds());

@@ -59,4 +59,40 @@ describe("IndexFeeder", () => {
     await feeder.idle();
     expect(batches.map((b) => b.records.get(a.id))).toEqual([[1], [2, 3, 4]]);
   });
+
+  it("idle settles once what was queued when it was asked is applied, though more keeps coming (batches applied elsewhere)", async () => {
+    // Applied on another thread, as the daemon's index is: each batch is answered when the test says.
+    const answers: (() => void)[] = [];
+    const batches: number[][] = [];
+    const applier = {
+      blocking: false,
+      apply: (items: readonly IndexItem[]) => {
+        batches.push(items.flatMap((i) => i.records.map((r) => r.n)));
+        return new Promise<void>((done) => answers.push(done));
+      },
+    };
+    const feeder = new IndexFeeder(applier, (err) => { throw err; });
+    const a = conv("a");
+    // A few turns of the event loop: the answer's callbacks, then the next batch's flush.
+    const turn = async () => {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    };
+    feeder.add(item(a, [rec(1)]), 1);
+    await turn();
+    expect(batches).toEqual([[1]]);
+    feeder.add(item(a, [rec(2)]), 2);
+    let settled = false;
+    void feeder.idle().then(() => (settled = true));
+    answers.shift()!();
+    await turn();
+    expect(batches).toEqual([[1], [2]]);
+    // A steady stream: something is always queued when a batch is answered.
+    feeder.add(item(a, [rec(3)]), 3);
+    answers.shift()!();
+    await turn();
+    expect(settled).toBe(true);
+    expect(batches).toEqual([[1], [2], [3]]);
+    answers.shift()!();
+    await feeder.idle();
+  });
 });

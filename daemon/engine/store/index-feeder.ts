@@ -30,8 +30,10 @@ export class IndexFeeder {
   private lastApply = -Infinity;
   /** How long the last apply took: the gap before the next one (see MAX_APPLY_GAP_MS). */
   private lastApplyMs = 0;
-  private settled: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
+  /** Settles when the batch being applied is in (or has failed). */
+  private current: Deferred | undefined;
+  /** Settles when what is queued now is in: the next batch. */
+  private next: Deferred | undefined;
 
   constructor(
     private readonly applier: IndexApplier,
@@ -51,13 +53,17 @@ export class IndexFeeder {
     const same = this.pending.get(item.conversationId);
     if (same) same.push(item);
     else this.pending.set(item.conversationId, [item]);
-    if (!this.scheduled && !this.applying) this.busy();
     this.schedule();
   }
 
-  /** Resolves once everything queued so far is applied (or has failed, and been reported). */
+  /**
+   * Resolves once everything queued so far is applied (or has failed, and been reported): at
+   * most the batch being applied and the next one, however busy the feeder stays.
+   */
   idle(): Promise<void> {
-    return this.settled;
+    if (this.pending.size > 0) return (this.next ??= deferred()).done;
+    if (this.applying && this.current) return this.current.done;
+    return Promise.resolve();
   }
 
   /**
@@ -70,7 +76,9 @@ export class IndexFeeder {
     const items: IndexItem[] = [];
     for (const list of this.pending.values()) items.push(list.length === 1 ? list[0]! : merged(list));
     this.pending = new Map();
-    if (items.length === 0) return this.next();
+    if (items.length === 0) return;
+    this.current = this.next ?? deferred();
+    this.next = undefined;
     this.applying = true;
     const start = performance.now();
     let result: Promise<void> | void;
@@ -87,23 +95,15 @@ export class IndexFeeder {
     this.applying = false;
     this.lastApply = performance.now();
     this.lastApplyMs = this.lastApply - start;
+    const settled = this.current;
+    this.current = undefined;
     try {
       if (err !== undefined) this.onError(err, items.map((i) => i.conversationId));
       else this.onApplied(items);
     } finally {
-      this.next();
+      settled?.release();
+      if (this.pending.size > 0) this.schedule();
     }
-  }
-
-  /** The next batch, if anything is queued; else whoever waits for `idle` is told. */
-  private next(): void {
-    if (this.pending.size > 0) this.schedule();
-    else if (!this.scheduled) this.release();
-  }
-
-  /** A promise for `idle` that `release` resolves once nothing is queued or being applied. */
-  private busy(): void {
-    this.settled = new Promise((done) => (this.release = done));
   }
 
   private schedule(): void {
@@ -132,4 +132,15 @@ function merged(list: readonly IndexItem[]): IndexItem {
   };
   for (const i of list) if (i.logBytes !== undefined) item.logBytes = i.logBytes;
   return item;
+}
+
+interface Deferred {
+  done: Promise<void>;
+  release(): void;
+}
+
+function deferred(): Deferred {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  return { done, release };
 }

@@ -17,6 +17,8 @@ export interface ReadContext {
   agents: AgentDirectory;
   limits: Pick<Limits, "unreadThreshold" | "repeatRoutingThreshold" | "stallThreshold">;
   load(id: string): Promise<Conversation | undefined>;
+  /** Resolves once what is acknowledged so far is in the index (see ReadPort.indexed). */
+  indexed(): Promise<void>;
   now(): number;
   /** Resolves `nostr:` references in agent contexts (the daemon's relays; none without a daemon). */
   entities?: EntityFetcher;
@@ -25,7 +27,7 @@ export interface ReadContext {
 export function readContext(port: ReadPort, agents: AgentDirectory, limits: ReadContext["limits"]): ReadContext {
   return {
     reader: port.index, aliases: new Aliases(port.index.aliases), agents, limits,
-    load: (id) => port.load(id), now: () => port.now(), ...(port.entities ? { entities: port.entities } : {}),
+    load: (id) => port.load(id), indexed: () => port.indexed?.() ?? Promise.resolve(), now: () => port.now(), ...(port.entities ? { entities: port.entities } : {}),
   };
 }
 

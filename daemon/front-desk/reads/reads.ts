@@ -25,42 +25,53 @@ export interface ReadApi {
   stats(): Promise<StatsView>;
 }
 
+// Every read first waits for the index to hold what is acknowledged (ReadContext.indexed): the
+// index is written on its own thread, a moment after the acknowledgement.
 export class Reads implements ReadApi {
   constructor(readonly ctx: ReadContext) {}
 
-  conversations(q: ConversationsQuery) {
-    return Promise.resolve(listConversations(this.ctx, q));
+  async conversations(q: ConversationsQuery) {
+    await this.ctx.indexed();
+    return listConversations(this.ctx, q);
   }
 
-  conversation(ref: string, opts: { includeExpired?: boolean } = {}) {
+  async conversation(ref: string, opts: { includeExpired?: boolean } = {}) {
+    await this.ctx.indexed();
     return showConversation(this.ctx, ref, opts);
   }
 
-  auditTrail(ref: string) {
+  async auditTrail(ref: string) {
+    await this.ctx.indexed();
     return auditTrail(this.ctx, ref);
   }
 
-  messages(q: MessagesQuery) {
-    return Promise.resolve(listMessages(this.ctx, q));
+  async messages(q: MessagesQuery) {
+    await this.ctx.indexed();
+    return listMessages(this.ctx, q);
   }
 
-  message(ref: string) {
+  async message(ref: string) {
+    await this.ctx.indexed();
     return showMessage(this.ctx, ref);
   }
 
-  inbox(agent: string, q: InboxQuery) {
-    return Promise.resolve(inbox(this.ctx, agent, q));
+  async inbox(agent: string, q: InboxQuery) {
+    await this.ctx.indexed();
+    return inbox(this.ctx, agent, q);
   }
 
-  routing(ref: string) {
+  async routing(ref: string) {
+    await this.ctx.indexed();
     return routingView(this.ctx, ref);
   }
 
-  context(agent: string, conversation: string, trigger?: string) {
+  async context(agent: string, conversation: string, trigger?: string) {
+    await this.ctx.indexed();
     return agentContext(this.ctx, agent, conversation, trigger);
   }
 
-  stats() {
-    return Promise.resolve(statsView(this.ctx));
+  async stats() {
+    await this.ctx.indexed();
+    return statsView(this.ctx);
   }
 }
