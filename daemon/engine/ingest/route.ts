@@ -32,7 +32,7 @@ export type { IngestOptions, IngestOutcome } from "./checks.js";
 export interface RouteDeps {
   project: ProjectInfo;
   limits: Limits;
-  verifier: { check(ev: NostrEvent): Promise<Verdict> };
+  verifier: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict> };
   store: ConversationStore;
   queues: ConversationQueues;
   counters: IngestCounters;
@@ -134,7 +134,7 @@ export class InboundRoute {
     try {
       await this.d.store.get(c.conversationId);
       if (bulk) await this.bulk.pass();
-      return await this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now));
+      return await this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
     } finally {
       this.d.store.unpin(c.conversationId);
     }
@@ -190,7 +190,9 @@ export class InboundRoute {
    * outbox. NotFoundError when there is no such conversation; PublishRefusedError (once the
    * records are durable) when the event is refused.
    */
-  async inConversation<T>(convId: string, decide: (conv: Conversation, now: number) => Decision<T>): Promise<{ result: T; published?: NostrEvent }> {
+  async inConversation<T>(
+    convId: string, decide: (conv: Conversation, now: number) => Decision<T>, urgent = false,
+  ): Promise<{ result: T; published?: NostrEvent }> {
     const task = await this.d.queues.run(convId, async () => {
       const conv = await this.d.store.get(convId);
       if (!conv) throw new NotFoundError("conversation", convId);
@@ -203,7 +205,7 @@ export class InboundRoute {
       } catch (err) {
         return { decision, durable, refused: err };
       }
-    });
+    }, urgent);
     await task.durable;
     if (task.refused !== undefined) throw task.refused;
     if (!task.own) return { result: task.decision.result };
