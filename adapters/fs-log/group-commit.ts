@@ -233,8 +233,10 @@ export class GroupCommitWriter {
     if (!this.gathering) {
       const gathering = { batch: new Map<string, Pending[]>(), opening: new Map<string, Promise<OpenLog | undefined>>() };
       this.gathering = gathering;
-      // Wait one turn, as kick does, so urgent appends issued together share the flush.
-      const run: Promise<void> = new Promise<void>((r) => setImmediate(r))
+      // Started once the code that issued it yields (a microtask), so urgent appends issued
+      // together (an event and the runs it starts) share the flush; not a turn of the event loop
+      // later, as kick waits: under 2,000 ev/s that turn took 50-70 ms.
+      const run: Promise<void> = Promise.resolve()
         .then(() => {
           this.gathering = undefined;
           return this.flush(gathering.batch, gathering.opening);
