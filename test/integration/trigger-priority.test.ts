@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { KeySigner } from "../../adapters/nostr/key-signer.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import type { CommandAgent } from "../../daemon/engine/agents/command-agents.js";
+import type { LogRecord } from "../../src/records.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 import { openRoute } from "../helpers/route-fixture.js";
@@ -75,6 +76,55 @@ describe("the route's priority lane", () => {
     // checks ahead of it), then queued for a slot behind the conversations waiting.
     expect(verified.indexOf(trigger.id)).toBeLessThan(flood.length / 2);
     expect(floodLeftAtRun).toBeGreaterThan(flood.length / 2);
+    await d.close();
+  }, 60_000);
+
+  it("keeps its conversation's order: a trigger checked first still comes after the replies sent before it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-priority-"));
+    dirs.push(dir);
+    const p = testProject();
+    const planner = p.info.agents.find((a) => a.slug === "planner")!;
+    const runnable = new Map([[planner.pubkey, { ...planner, backend: { type: "command", command: ["true"], timeoutSeconds: 5 } } as unknown as CommandAgent]]);
+    verifier = new OnDemandVerifier({ burstPerSecond: 50 });
+    const pool = verifier;
+    const verified: string[] = [];
+    const check = (ev: NostrEvent, urgent?: boolean) => pool.check(ev, urgent).then((v) => (verified.push(ev.id), v));
+    const d = await openRoute(dir, p.info, { concurrentConversations: 4, verifier: { check }, runnable });
+    const owner = new KeySigner(p.owner.sk);
+    const now = Math.floor(Date.now() / 1000);
+    const reply = (root: NostrEvent, content: string, tags: string[][] = []) => owner.sign({
+      kind: 1111, created_at: now, content,
+      tags: [["E", root.id, "", root.pubkey], ["K", "11"], ["P", root.pubkey], ["e", root.id, "", root.pubkey], ["k", "11"], ["a", p.coordinate], ...tags],
+    });
+    const conv = await owner.sign({ kind: 11, created_at: now, content: "the conversation", tags: [["a", p.coordinate], ["title", "conv"]] });
+    const sent: NostrEvent[] = [conv];
+    // Other conversations' events first, so that the pool is running when the replies come.
+    for (let c = 0; c < 20; c++) {
+      const root = await owner.sign({ kind: 11, created_at: now, content: `other ${c}`, tags: [["a", p.coordinate], ["title", `other ${c}`]] });
+      sent.push(root);
+      for (let i = 0; i < 5; i++) sent.push(await reply(root, `other ${c}.${i}`));
+    }
+    const before: NostrEvent[] = [];
+    for (let i = 0; i < 30; i++) before.push(await reply(conv, `said before the trigger ${i}`));
+    sent.push(...before);
+    const trigger = await reply(conv, "planner, now", [["p", planner.pubkey]]);
+    sent.push(trigger);
+
+    const eventIds = (rs: readonly LogRecord[]) => rs.flatMap((r) => (r.t === "event" ? [r.ev.id] : []));
+    let runs = 0;
+    d.route.connect({
+      runs: { trigger: () => void runs++ },
+      outbox: { enqueue: async () => undefined },
+      threads: { request: () => undefined },
+    });
+    const outcomes = await Promise.all(sent.map((ev) => d.route.fromRelay(ev, "ws://relay.test", false, false)));
+    expect(outcomes.filter((o) => o.status !== "accepted")).toEqual([]);
+    // The lane did its part: the trigger was checked before replies sent ahead of it.
+    expect(verified.indexOf(trigger.id)).toBeLessThan(Math.max(...before.map((ev) => verified.indexOf(ev.id))));
+    // Its conversation's log holds them in the order they came, the trigger last (the end of its
+    // agent's context).
+    expect(eventIds(await d.log.read(conv.id))).toEqual([conv.id, ...before.map((ev) => ev.id), trigger.id]);
+    expect(runs).toBe(1);
     await d.close();
   }, 60_000);
 });
