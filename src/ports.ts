@@ -166,8 +166,11 @@ export interface QueryEnd {
 
 /** The relays, as the domain needs them. */
 export interface RelayGateway {
-  /** Live subscription; `onEvent` gets every event with its relay url. */
-  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void): RelaySubscription;
+  /**
+   * Live subscription; `onEvent` gets every event with its relay url. `urgent`: events handed on
+   * ahead of the others received before them (none of their conversation among those).
+   */
+  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void, urgent?: (ev: NostrEvent) => boolean): RelaySubscription;
   /** One-shot fetch (resolves at EOSE from every relay or on timeout). */
   fetch(filters: RelayFilter[], timeoutMs?: number): Promise<NostrEvent[]>;
   /**

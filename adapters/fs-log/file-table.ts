@@ -106,16 +106,28 @@ export class FileTable {
   }
 
   private async openLog(id: string, create: boolean): Promise<OpenLog | undefined> {
-    for (const archived of [false, true]) {
-      const path = this.layout.logPath(id, archived);
-      const fd = await this.tryOpen(path);
-      if (fd !== undefined) return this.checked(id, path, fd);
+    // Both places are looked at together: each look is a trip to libuv's thread pool and back,
+    // a turn of the event loop, and a new conversation's file is in neither (docs/architecture.md,
+    // "From a message to its agent"). The live log wins; the archived one is used only without it.
+    const livePath = this.layout.logPath(id, false), archivedPath = this.layout.logPath(id, true);
+    const [live, archived] = await Promise.allSettled([this.tryOpen(livePath), this.tryOpen(archivedPath)] as const);
+    const spare = async () => {
+      if (archived.status === "fulfilled" && archived.value !== undefined) await this.ops.close(archived.value).catch(() => undefined);
+    };
+    if (live.status === "rejected") {
+      await spare();
+      throw live.reason;
     }
+    if (live.value !== undefined) {
+      await spare();
+      return this.checked(id, livePath, live.value);
+    }
+    if (archived.status === "rejected") throw archived.reason;
+    if (archived.value !== undefined) return this.checked(id, archivedPath, archived.value);
     if (!create) return undefined;
     await this.ensureDir();
-    const path = this.layout.logPath(id, false);
-    const fd = await this.ops.open(path, true);
-    return { id, fd, path, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
+    const fd = await this.ops.open(livePath, true);
+    return { id, fd, path: livePath, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
   }
 
   private async tryOpen(path: string): Promise<number | undefined> {

@@ -3,7 +3,7 @@
 // the REQ, answers AUTH, sends it again after AUTH and reports EOSE and CLOSED; the events
 // themselves are taken off the socket before NDK sees them (bounded-websocket.ts tapEventFrames),
 // parsed once, matched against the filters as NDK did (a stranger's event a relay sends anyway
-// costs nothing more), and handed on as they came.
+// costs nothing more), and handed on in order, a slice per turn of the event loop (live-backlog.ts).
 
 import type NDK from "@nostr-dev-kit/ndk";
 import type { NDKSubscription } from "@nostr-dev-kit/ndk";
@@ -11,11 +11,14 @@ import type { RelayFilter, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { matchFilters, type Filter } from "nostr-tools/filter";
 import { tapEventFrames } from "./bounded-websocket.js";
+import { LiveBacklog } from "./live-backlog.js";
 import type { RelayLink } from "./relay-links.js";
 import { openRelaySub } from "./relay-sub.js";
 
 export interface LiveSubscriptionHooks {
   onEvent(ev: NostrEvent, url: string): void;
+  /** Handed on at once, ahead of the events waiting (when none of its conversation is among them). */
+  urgent?(ev: NostrEvent): boolean;
   onClosedByRelay(url: string, reason: string): void;
   /** Called once, by close(). */
   onDone(sub: LiveSubscription): void;
@@ -28,6 +31,7 @@ export class LiveSubscription implements RelaySubscription {
   private readonly waiters = new Set<() => void>();
   private readonly untaps = new Map<string, () => void>();
   private closed = false;
+  private readonly backlog: LiveBacklog;
 
   constructor(
     private readonly ndk: NDK,
@@ -35,6 +39,9 @@ export class LiveSubscription implements RelaySubscription {
     private readonly filters: RelayFilter[],
     private readonly hooks: LiveSubscriptionHooks,
   ) {
+    this.backlog = new LiveBacklog((ev, url) => {
+      if (!this.closed) hooks.onEvent(ev, url);
+    }, hooks.urgent);
     for (const link of links) {
       this.untaps.set(link.url, tapEventFrames(link.url, (text) => this.frame(text, link.url)));
       this.open(link);
@@ -75,6 +82,7 @@ export class LiveSubscription implements RelaySubscription {
 
   close(): void {
     if (this.closed) return;
+    this.backlog.flush();
     this.closed = true;
     for (const sub of this.perRelay.values()) sub.stop();
     this.perRelay.clear();
@@ -105,7 +113,7 @@ export class LiveSubscription implements RelaySubscription {
     } catch {
       matches = false;
     }
-    if (matches) this.hooks.onEvent(ev, url);
+    if (matches) this.backlog.add(ev, url);
   }
 
   private open(link: RelayLink): void {

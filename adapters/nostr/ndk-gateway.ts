@@ -91,9 +91,10 @@ export class NdkGateway implements RelayGateway {
    * then: give live-only filters `limit: 0` and back-fill from onReconnect. NDK also hands a
    * subscription matching events that arrive for a concurrent fetch on the same relay.
    */
-  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void): RelaySubscription {
+  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void, urgent?: (ev: NostrEvent) => boolean): RelaySubscription {
     this.assertOpen();
     const sub = new LiveSubscription(this.ndk, this.links, filters, {
+      ...(urgent ? { urgent } : {}),
       onEvent: (ev, url) => {
         this.health_.event(url, this.clock.now());
         onEvent(ev, url);

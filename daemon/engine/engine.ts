@@ -16,6 +16,8 @@ import { projectRecipients, type RecipientsOf } from "../../src/messaging/recipi
 import type { Clock, EnginePorts, EntityFetcher } from "../../src/ports.js";
 import { ProblemList, worthLogging } from "../../src/problem-list.js";
 import { transportLimits } from "../../src/relay-guard/transport-limits.js";
+import { orchestratorOf } from "../../src/routing.js";
+import { mayTrigger } from "../../src/trigger-hint.js";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { KeySigner } from "../../adapters/nostr/key-signer.js";
 import { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
@@ -264,6 +266,7 @@ export class Engine {
       onError: (err) => this.problem("ingest_failed", String(err)),
       now: () => this.clock.now(),
       stops: (ev, relay) => void stops.take(ev, relay).catch((err: unknown) => this.problem("stop_request_failed", String(err))),
+      urgent: (ev) => mayTrigger(ev, this.commandAgents, orchestratorOf(project.info)?.pubkey),
     });
     return { route, outbox, threads, runner, sync, entities, signers, metadata };
   }

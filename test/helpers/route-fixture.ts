@@ -4,7 +4,9 @@
 import { join } from "node:path";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import type { Verdict } from "../../adapters/verify/verify-protocol.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
+import type { CommandAgent } from "../../daemon/engine/agents/command-agents.js";
 import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
 import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
 import { InboundRoute } from "../../daemon/engine/ingest/route.js";
@@ -17,6 +19,10 @@ export interface RouteFixtureOptions {
   logDir?: string;
   concurrentConversations?: number;
   maxCachedBytes?: number;
+  /** The signature check (default: nostr-wasm inline, each id noted in `checked`). */
+  verifier?: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict> };
+  /** The agents the daemon runs itself, by pubkey (default: none). */
+  runnable?: ReadonlyMap<string, CommandAgent>;
 }
 
 /** Opens the route on `dir`; `checked` lists the ids whose signature was verified, in order. */
@@ -30,8 +36,8 @@ export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtu
   const counters = new IngestCounters();
   const route = new InboundRoute({
     project, limits: DEFAULT_LIMITS, store, queues, counters, clock: { now: () => Date.now() },
-    verifier: { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
-    runnable: new Map(), signers: new Map(),
+    verifier: o.verifier ?? { check: async (ev: NostrEvent) => (checked.push(ev.id), wasmCheck(ev)) },
+    runnable: o.runnable ?? new Map(), signers: new Map(),
   });
   const close = async () => {
     await queues.idle();

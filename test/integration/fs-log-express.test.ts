@@ -128,6 +128,71 @@ describe("express flushes", () => {
     await log.close();
   });
 
+  it("flushes an urgent append at once when no flush runs, not in the batch about to start with a file whose sync hangs", async () => {
+    const dir = tempDir();
+    const { ops, state } = holdingOps();
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const [slow, trigger] = [convId("slow"), convId("idle trigger")];
+    await log.append(trigger, [rec(1)]);
+    state.held = slow;
+    // Issued together while the writer is idle: before, both went into the one batch kicked here.
+    const bulk = log.append(slow, [rec(1)]);
+    const urgent = log.append(trigger, [rec(2)], true);
+    expect(await within(urgent, 10_000)).toBe("durable");
+    expect(ns(dir, trigger)).toEqual([1, 2]);
+    expect(await within(bulk, 50)).toBe("still waiting");
+    state.release();
+    expect(await settled(bulk)).toBe("durable");
+    await log.close();
+  });
+
+  it("flushes an urgent append to a file in the flush under way right after that flush, ahead of the next batch", async () => {
+    const dir = tempDir();
+    const holds = new Map<string, () => void>();
+    const gates = new Map<string, Promise<void>>();
+    const hold = (name: string) => gates.set(name, new Promise<void>((r) => holds.set(name, r)));
+    const holding = new Set<string>();
+    const paths = new Map<number, string>();
+    const ops: FileOps = {
+      ...nodeFileOps,
+      open: async (path, create) => {
+        const fd = await nodeFileOps.open(path, create);
+        paths.set(fd, path);
+        return fd;
+      },
+      fdatasync: async (fd) => {
+        for (const [name, gate] of gates) {
+          if (!paths.get(fd)?.includes(name)) continue;
+          holding.add(name);
+          await gate;
+        }
+        return nodeFileOps.fdatasync(fd);
+      },
+    };
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const [busy, conv, slow] = [convId("busy 4"), convId("answer conv"), convId("slow 4")];
+    hold(busy);
+    hold(slow);
+    // `conv`'s cursor records share a flush with `busy`, whose sync hangs.
+    const stuck = Promise.all([log.append(busy, [rec(1)]), log.append(conv, [rec(1)])]);
+    await until(() => holding.has(busy));
+    // Bulk traffic for another file waits for the next flush, whose sync will hang too.
+    const bulk = log.append(slow, [rec(1)]);
+    // The agent's answer to `conv`: it cannot go beside the flush that holds `conv`.
+    const urgent = log.append(conv, [rec(2)], true);
+    expect(await within(urgent, 50)).toBe("still waiting");
+    holds.get(busy)!();
+    await stuck;
+    // Before: in the next batch with `slow`, durable only once `slow`'s sync returned.
+    expect(await within(urgent, 10_000)).toBe("durable");
+    expect(ns(dir, conv)).toEqual([1, 2]);
+    expect(await within(bulk, 50)).toBe("still waiting");
+    holds.get(slow)!();
+    expect(await settled(bulk)).toBe("durable");
+    expect(ns(dir, slow)).toEqual([1]);
+    await log.close();
+  });
+
   it("counts as urgent what sets an agent to work and what the daemon publishes, nothing else", () => {
     const ev = { id: "e", pubkey: "p", created_at: 1, kind: 1, tags: [], content: "", sig: "s" };
     expect(isUrgent([{ t: "event", at: 1, ev, origin: "relay" }])).toBe(false);

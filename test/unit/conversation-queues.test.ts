@@ -96,4 +96,38 @@ describe("ConversationQueues", () => {
     expect(q.isBusy("a")).toBe(false);
     expect(q.depths()).toEqual({ conversations: 0, queued: 0, running: 0 });
   });
+
+  it("gives the next free slot to a conversation with an urgent task, ahead of those waiting before it", async () => {
+    const q = new ConversationQueues(1);
+    const order: string[] = [];
+    const step = (name: string) => async () => void order.push(name);
+    const first = controlled([], "first");
+    const runs: Promise<unknown>[] = [q.run("busy", first.task)];
+    for (let i = 0; i < 50; i++) runs.push(q.run(`flood ${i}`, step(`flood ${i}`)));
+    runs.push(q.run("trigger", step("trigger"), true));
+    await tick();
+    first.release();
+    await Promise.all(runs);
+    expect(order[0]).toBe("trigger");
+    expect(order.slice(1)).toEqual(Array.from({ length: 50 }, (_, i) => `flood ${i}`));
+  });
+
+  it("an urgent task joining a waiting conversation moves it ahead, after that conversation's earlier tasks", async () => {
+    const q = new ConversationQueues(1);
+    const order: string[] = [];
+    const step = (name: string) => async () => void order.push(name);
+    const first = controlled([], "first");
+    const runs: Promise<unknown>[] = [q.run("busy", first.task)];
+    runs.push(q.run("other 1", step("other 1")));
+    runs.push(q.run("conv", step("conv 1")));
+    runs.push(q.run("other 2", step("other 2")));
+    runs.push(q.run("conv", step("conv 2 (urgent)"), true));
+    runs.push(q.run("conv", step("conv 3")));
+    await tick();
+    first.release();
+    await Promise.all(runs);
+    // The conversation's own tasks keep their order; it takes turns again once its urgent one ran.
+    expect(order).toEqual(["conv 1", "conv 2 (urgent)", "other 1", "other 2", "conv 3"]);
+    expect(q.depths()).toEqual({ conversations: 0, queued: 0, running: 0 });
+  });
 });

@@ -140,7 +140,7 @@ export class AgentRunner {
         ...decideExecStart(conv.exec, now),
       ]);
       return buildAgentInput({ agent, project: this.d.project, conversation: conv, trigger, context, nameOf: this.d.nameOf });
-    });
+    }, true);
     // References are fetched outside the queue: the conversation's other events need not wait.
     const input = this.d.entities ? { ...built, messages: await inlineMessages(built.messages, this.d.entities) } : built;
 
@@ -206,7 +206,7 @@ export class AgentRunner {
         });
         if (planned.event) return { records: planned.records, publish: { author: agent.pubkey, event: planned.event }, result: planned };
         return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };
-      });
+      }, true);
       if (plan.refused) this.d.logger.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
       return { recorded: plan.event === undefined };
     } catch (err) {

@@ -9,7 +9,8 @@ import { placeEvent, placedBeforeSignature } from "../../../src/edge/placement.j
 import { validateInbound, type Limits } from "../../../src/edge/validate-inbound.js";
 import { isConversationKind, KNOWN_KINDS } from "../../../src/kinds.js";
 import type { Clock } from "../../../src/ports.js";
-import { refusal } from "../../../src/routing.js";
+import { orchestratorOf, refusal } from "../../../src/routing.js";
+import { mayTrigger } from "../../../src/trigger-hint.js";
 import type { NostrEvent, ProjectInfo } from "../../../src/types.js";
 import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
 import type { ConversationStore } from "../store/conversation-store.js";
@@ -38,15 +39,19 @@ export interface Checked {
   status: "checked";
   ev: NostrEvent;
   conversationId: string;
+  /** It may set an agent to work, or the daemon publishes it: the route's priority lane (src/trigger-hint.ts). */
+  urgent: boolean;
 }
 
 export interface ChecksDeps {
   project: ProjectInfo;
   limits: Limits;
-  verifier: { check(ev: NostrEvent): Promise<Verdict> };
+  verifier: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict> };
   store: ConversationStore;
   counters: IngestCounters;
   clock: Clock;
+  /** The agents the daemon runs itself, by pubkey. */
+  runnable: ReadonlyMap<string, unknown>;
 }
 
 export class InboundChecks {
@@ -59,16 +64,17 @@ export class InboundChecks {
   async check(
     raw: unknown, opts: IngestOptions, now: number, rootInFlight: (id: string) => Promise<unknown> | undefined,
   ): Promise<Checked | IngestOutcome> {
-    const { relay, bulk = false } = opts;
+    const { relay, bulk = false, quiet = false, origin = "relay" } = opts;
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
     // Kind 1 is placed before its signature is checked: a stranger's note costs only its tags.
     const early = placedBeforeSignature(ev.kind) ? await this.place(ev, bulk, rootInFlight) : undefined;
     if (early && early.status !== "placed") return early;
+    const urgent = origin === "local" || (!bulk && !quiet && mayTrigger(ev, this.d.runnable, orchestratorOf(this.d.project)?.pubkey));
     let verdict: Verdict;
     try {
-      verdict = await this.d.verifier.check(ev);
+      verdict = await this.d.verifier.check(ev, urgent);
     } catch (err) {
       // Not the event's fault: it is refused now and will be accepted when it comes again.
       return this.reject("verify_failed", err instanceof Error ? err.message : String(err), ev.id, relay);
@@ -80,7 +86,7 @@ export class InboundChecks {
     const { conversationId } = placed;
     const refused = refusal(ev, this.d.project);
     if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
-    return { status: "checked", ev, conversationId };
+    return { status: "checked", ev, conversationId, urgent };
   }
 
   /**

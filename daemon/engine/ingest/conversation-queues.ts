@@ -1,7 +1,9 @@
 // One ordered queue per conversation (never two handlers on one conversation at once) under a
 // global bound on how many conversations run at the same time. A conversation waiting for a
 // slot waits in arrival order; after each of its tasks it queues again at the back, so a busy
-// conversation cannot hold a slot while others wait.
+// conversation cannot hold a slot while others wait. A conversation with an urgent task queued
+// (someone waits on it: a trigger, an agent's run; docs/architecture.md, "From a message to its
+// agent") takes the next free slot ahead of the others; its own tasks still run in their order.
 //
 // Hand-rolled rather than two levels of p-queue: every inbound event passes through here, and
 // the two queues (with their events, timeouts and promise wrappers) cost ~8 µs per task, about a
@@ -9,6 +11,7 @@
 
 interface Task {
   run: () => Promise<unknown>;
+  urgent: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -17,12 +20,18 @@ interface Task {
 interface Lane {
   id: string;
   tasks: Task[];
+  /** How many of its tasks are urgent. */
+  urgentTasks: number;
+  /** In `urgent` (waiting ahead of the others), in `waiting`, or neither (running or idle). */
+  queued?: "urgent" | "waiting";
 }
 
 export class ConversationQueues {
   private readonly lanes = new Map<string, Lane>();
   /** Lanes waiting for a global slot, in arrival order. */
   private waiting: Lane[] = [];
+  /** Lanes with an urgent task waiting for a slot, served first, in arrival order. */
+  private urgent: Lane[] = [];
   private waitingFrom = 0;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
@@ -31,16 +40,18 @@ export class ConversationQueues {
     if (!(maxConcurrentConversations >= 1)) throw new RangeError(`maxConcurrentConversations must be at least 1, got ${maxConcurrentConversations}`);
   }
 
-  /** Run `task` after every earlier task of the same conversation. */
-  run<T>(conversationId: string, task: () => Promise<T>): Promise<T> {
+  /** Run `task` after every earlier task of the same conversation; `urgent`: its conversation goes ahead for a slot. */
+  run<T>(conversationId: string, task: () => Promise<T>, urgent = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: Task = { run: task, resolve: resolve as (value: unknown) => void, reject };
+      const entry: Task = { run: task, urgent, resolve: resolve as (value: unknown) => void, reject };
       const lane = this.lanes.get(conversationId);
       if (lane) {
         lane.tasks.push(entry);
+        if (urgent) lane.urgentTasks++;
+        if (urgent && lane.queued === "waiting") this.promote(lane);
         return;
       }
-      const fresh: Lane = { id: conversationId, tasks: [entry] };
+      const fresh: Lane = { id: conversationId, tasks: [entry], urgentTasks: urgent ? 1 : 0 };
       this.lanes.set(conversationId, fresh);
       this.ask(fresh);
     });
@@ -66,11 +77,23 @@ export class ConversationQueues {
   // The lane's first task wants a slot.
   private ask(lane: Lane): void {
     if (this.running < this.maxConcurrentConversations) this.start(lane);
-    else this.waiting.push(lane);
+    else if (lane.urgentTasks > 0) this.urgent.push(Object.assign(lane, { queued: "urgent" as const }));
+    else this.waiting.push(Object.assign(lane, { queued: "waiting" as const }));
+  }
+
+  // An urgent task joined a lane waiting behind the others: the lane moves ahead (rare: a
+  // search of the waiting lanes is cheaper than bookkeeping on every task).
+  private promote(lane: Lane): void {
+    const at = this.waiting.indexOf(lane, this.waitingFrom);
+    if (at >= 0) this.waiting.splice(at, 1);
+    lane.queued = "urgent";
+    this.urgent.push(lane);
   }
 
   private start(lane: Lane): void {
+    lane.queued = undefined;
     const task = lane.tasks.shift() as Task;
+    if (task.urgent) lane.urgentTasks--;
     this.running++;
     let result: Promise<unknown>;
     try {
@@ -83,10 +106,13 @@ export class ConversationQueues {
 
   private finished(lane: Lane): void {
     this.running--;
+    // A conversation with an urgent task still to run goes ahead before the slot is handed on.
+    const urgentLeft = lane.urgentTasks > 0;
+    if (urgentLeft) this.urgent.push(Object.assign(lane, { queued: "urgent" as const }));
     const next = this.nextWaiting();
     if (next) this.start(next);
     if (lane.tasks.length > 0) {
-      this.ask(lane);
+      if (!urgentLeft) this.ask(lane);
       return;
     }
     this.lanes.delete(lane.id);
@@ -97,8 +123,10 @@ export class ConversationQueues {
     }
   }
 
-  // A queue as an array with a moving head: shift() on a long array copies it.
+  // A queue as an array with a moving head: shift() on a long array copies it. Urgent lanes first
+  // (few: shifted as they are).
   private nextWaiting(): Lane | undefined {
+    if (this.urgent.length > 0) return this.urgent.shift();
     if (this.waitingFrom >= this.waiting.length) return undefined;
     const lane = this.waiting[this.waitingFrom++];
     if (this.waitingFrom > 1024 && this.waitingFrom * 2 > this.waiting.length) {

@@ -32,7 +32,7 @@ export type { IngestOptions, IngestOutcome } from "./checks.js";
 export interface RouteDeps {
   project: ProjectInfo;
   limits: Limits;
-  verifier: { check(ev: NostrEvent): Promise<Verdict> };
+  verifier: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict> };
   store: ConversationStore;
   queues: ConversationQueues;
   counters: IngestCounters;
@@ -71,6 +71,8 @@ export class InboundRoute {
   private readonly bulk = new BulkGate(BULK_LINGER_MS, BULK_MAX);
   /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
   private readonly inFlight = new Map<string, Promise<IngestOutcome>>();
+  /** Per conversation (as the event names it), the last event to enter: entered its queue or left (arrival order). */
+  private readonly entering = new Map<string, Promise<void>>();
   private exits: RouteExits = NOWHERE;
 
   constructor(private readonly d: RouteDeps) {
@@ -109,15 +111,48 @@ export class InboundRoute {
     }
   }
 
-  /** The route, step by step. */
+  /**
+   * The route, step by step. The checks of many events run at once, and some finish sooner
+   * (an urgent event is checked inline, the others may wait for the pool's workers), but the
+   * events of one conversation enter its queue in the order they arrived: a trigger never overtakes
+   * what was said before it, and is the end of its agent's context (docs/architecture.md).
+   */
   private async route(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
     const now = this.d.clock.now();
-    const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
-    if (checked.status !== "checked") return checked;
-    const staged = await this.intoConversation(checked, opts, now);
-    if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
-    await staged.durable;
-    return this.acknowledge(staged);
+    const turn = this.turnOf(raw);
+    try {
+      const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
+      if (checked.status !== "checked") return checked;
+      await turn.before;
+      const staged = await this.intoConversation(checked, opts, now, turn.entered);
+      if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
+      await staged.durable;
+      return this.acknowledge(staged);
+    } finally {
+      turn.entered();
+    }
+  }
+
+  /**
+   * The event's turn to enter its conversation's queue: after the events of that conversation
+   * that arrived before it (`before`); `entered` lets the next one go. A root never waits: a
+   * reply that came before it may be waiting for it (checks.ts, place).
+   */
+  private turnOf(raw: unknown): { before: Promise<void> | undefined; entered: () => void } {
+    const conv = conversationHint(raw);
+    if (conv === undefined) return { before: undefined, entered: () => undefined };
+    const before = conv === sentId(raw) ? undefined : this.entering.get(conv);
+    let done!: () => void;
+    const mine = new Promise<void>((r) => (done = r));
+    this.entering.set(conv, mine);
+    let once = false;
+    const entered = () => {
+      if (once) return;
+      once = true;
+      done();
+      if (this.entering.get(conv) === mine) this.entering.delete(conv);
+    };
+    return { before, entered };
   }
 
   /**
@@ -128,13 +163,20 @@ export class InboundRoute {
    * and appends but does not wait for the fsync: the next event of the same conversation
    * proceeds at once and many share one fsync (group commit).
    */
-  private async intoConversation(c: Checked, opts: IngestOptions, now: number): Promise<Staged | undefined> {
+  private async intoConversation(c: Checked, opts: IngestOptions, now: number, entered: () => void): Promise<Staged | undefined> {
     const { origin = "relay", quiet = false, bulk = false } = opts;
     this.d.store.pin(c.conversationId);
     try {
       await this.d.store.get(c.conversationId);
-      if (bulk) await this.bulk.pass();
-      return await this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now));
+      if (bulk) {
+        // Its group is let through in the order it came to the gate: the next may come now.
+        const group = this.bulk.pass();
+        entered();
+        await group;
+      }
+      const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
+      entered();
+      return await task;
     } finally {
       this.d.store.unpin(c.conversationId);
     }
@@ -190,7 +232,9 @@ export class InboundRoute {
    * outbox. NotFoundError when there is no such conversation; PublishRefusedError (once the
    * records are durable) when the event is refused.
    */
-  async inConversation<T>(convId: string, decide: (conv: Conversation, now: number) => Decision<T>): Promise<{ result: T; published?: NostrEvent }> {
+  async inConversation<T>(
+    convId: string, decide: (conv: Conversation, now: number) => Decision<T>, urgent = false,
+  ): Promise<{ result: T; published?: NostrEvent }> {
     const task = await this.d.queues.run(convId, async () => {
       const conv = await this.d.store.get(convId);
       if (!conv) throw new NotFoundError("conversation", convId);
@@ -203,7 +247,7 @@ export class InboundRoute {
       } catch (err) {
         return { decision, durable, refused: err };
       }
-    });
+    }, urgent);
     await task.durable;
     if (task.refused !== undefined) throw task.refused;
     if (!task.own) return { result: task.decision.result };

@@ -44,6 +44,8 @@ export interface RelaySyncDeps {
   now: () => number;
   /** Stop requests (kind 24134) from the live subscription: live only, never back-filled (they are ephemeral). */
   stops?: (ev: NostrEvent, relay: string) => void;
+  /** Live events someone waits on (src/trigger-hint.ts), handed on ahead of the others read before them. */
+  urgent?: (ev: NostrEvent) => boolean;
 }
 
 /** A back-fill still incomplete after a retry (the retry loop backs off on it). */
@@ -103,7 +105,7 @@ export class RelaySync {
       if (ev.kind === KIND.STOP) return this.d.stops?.(ev, relay);
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
       void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
-    });
+    }, (ev) => ev.kind === KIND.STOP || this.d.urgent?.(ev) === true);
     this.sub = sub;
     this.offReconnect = this.d.gateway.onReconnect?.((url) => {
       // The gateway has re-sent the live REQ on the new connection: back-fill once it is active.
