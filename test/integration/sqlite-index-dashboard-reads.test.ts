@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
-import { searchPageSql } from "../../adapters/sqlite-index/conversation-search.js";
+import { EXACT_MATCHES, searchPageSql } from "../../adapters/sqlite-index/conversation-search.js";
 import { openIndexReadOnly, SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { rebuildIndex } from "../../daemon/engine/recovery/index-recovery.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
@@ -176,7 +176,7 @@ describe("SqliteIndex dashboard reads (v5)", () => {
     try {
       const plan = (by: Parameters<typeof searchPageSql>[0], params: Record<string, string | number | null>) => db.prepare<Record<string, unknown>, { detail: string }>(
         `EXPLAIN QUERY PLAN ${searchPageSql(by)}`,
-      ).all({ q: null, match: null, phase: null, status: null, archived: null, participant: null, include_expired: 0, now_sec: T0, matches: 20_000, limit: 25, offset: 0, ...params })
+      ).all({ q: null, match: null, phase: null, status: null, archived: null, participant: null, include_expired: 0, now_sec: T0, matches: EXACT_MATCHES, limit: 25, offset: 0, ...params })
         .map((r) => r.detail);
       // Every way the search finds a conversation's text (conversation-search.ts TEXT_BY).
       const cases: [Parameters<typeof searchPageSql>[0], Record<string, string | number>][] = [
