@@ -83,7 +83,10 @@ export type AuditEntry =
   | Entry<"status", { status: string; by: string | null; reason: string | null }>;
 
 export interface ConversationSearchQuery {
-  /** Substring of the title or of a message (its first 160 characters), case-insensitive. */
+  /**
+   * Found in a title (a case-insensitive substring) or in a message: its first 160 characters
+   * hold every word of q (src/search-words.ts), as whole words, ignoring case and accents.
+   */
   q?: string;
   phase?: string;
   status?: string;
@@ -94,6 +97,17 @@ export interface ConversationSearchQuery {
   now: number;
   limit: number;
   offset: number;
+}
+
+/**
+ * A page of the conversation list. `total` is the exact number found, or null when a search
+ * found too many to count at once (adapters/sqlite-index/conversation-search.ts); then
+ * `totalAtLeast` is a number found so far, enough to tell whether a next page exists.
+ */
+export interface ConversationList {
+  total: number | null;
+  totalAtLeast?: number;
+  items: ConversationSummary[];
 }
 
 export const MESSAGE_ORDERS = ["asc", "desc", "priority"] as const;
@@ -201,7 +215,7 @@ export interface IndexReads {
   readonly aliases: AliasReads;
   readonly audit: { auditTrail(conversationId: string): AuditEntry[] };
   readonly conversations: {
-    list(q: ConversationSearchQuery): { total: number; items: ConversationSummary[] };
+    list(q: ConversationSearchQuery): ConversationList;
     get(id: string): ConversationSummary | undefined;
   };
   readonly messages: {

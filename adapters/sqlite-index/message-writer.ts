@@ -5,7 +5,7 @@
 import type Database from "better-sqlite3";
 import type { EventRecord } from "../../src/records.js";
 import type { AggregateDeltas } from "./aggregate-deltas.js";
-import { messageRow } from "./message-row.js";
+import { messageRow, type MessageRow } from "./message-row.js";
 import { responseSeconds } from "./response-replay.js";
 import type { UnreadMarks } from "./unread-marks.js";
 
@@ -46,14 +46,14 @@ export class MessageWriter {
     this.insertAwaiting = db.prepare<[string, string, number, number]>(INSERT_AWAITING);
   }
 
-  /** `recipients`: who the message is for (IndexItem.recipients). */
-  write(conversationId: string, rec: EventRecord, recipients: readonly string[]): void {
+  /** `recipients`: who the message is for (IndexItem.recipients). The row, if it is new. */
+  write(conversationId: string, rec: EventRecord, recipients: readonly string[]): MessageRow | undefined {
     const row = messageRow(conversationId, rec);
     const inserted = this.insertMessage.run(
       row.conversation_id, row.n, row.event_id, row.received_at, row.author, row.kind, row.type, row.priority,
       row.priority_rank, row.created_at, row.expiration, row.parent_id, row.preview, row.size,
     );
-    if (inserted.changes === 0) return;
+    if (inserted.changes === 0) return undefined;
     this.deltas.message(row.created_at, row.author);
     this.deltas.participant(conversationId, row.author);
     this.resolveAwaiting(conversationId, row.author, row.created_at);
@@ -65,6 +65,7 @@ export class MessageWriter {
       this.deltas.participant(conversationId, recipient);
       this.insertAwaiting.run(conversationId, recipient, row.n, row.created_at);
     }
+    return row;
   }
 
   // The author speaks: every message to it still waiting in this conversation is answered now

@@ -8,6 +8,7 @@ import { AggregateDeltas } from "./aggregate-deltas.js";
 import { LogEnds } from "./log-ends.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
+import { MessageWords, type NewMessage } from "./message-words.js";
 import { OutboxRows } from "./outbox-rows.js";
 import { PendingRuns } from "./pending-runs.js";
 import { StateWriter } from "./state-writer.js";
@@ -89,6 +90,7 @@ export class IndexWriter {
   private readonly deltas;
   private readonly unread;
   private readonly messages;
+  private readonly words;
   private readonly state;
   readonly outbox;
   readonly pendingRuns;
@@ -108,6 +110,7 @@ export class IndexWriter {
     this.deltas = new AggregateDeltas(db);
     this.unread = new UnreadMarks(db, this.deltas);
     this.messages = new MessageWriter(db, this.unread, this.deltas);
+    this.words = new MessageWords(db);
     this.state = new StateWriter(db);
     this.outbox = new OutboxRows(db);
     this.pendingRuns = new PendingRuns(db);
@@ -131,6 +134,7 @@ export class IndexWriter {
       for (const [id, end] of ends) this.logEnds.set(id, end);
     });
     this.resetAll = db.transaction(() => {
+      this.words.reset();
       for (const s of this.deleteAllRows) s.run();
     });
   }
@@ -139,17 +143,23 @@ export class IndexWriter {
   private applyAll(item: IndexItem): void {
     const { conversationId: id, records, row } = item;
     let events = 0;
-    for (const rec of records) this.applyOne(item, rec, rec.t === "event" ? item.recipients[events++] : undefined);
+    const added: NewMessage[] = [];
+    for (const rec of records) {
+      const message = this.applyOne(item, rec, rec.t === "event" ? item.recipients[events++] : undefined);
+      if (message) added.push(message);
+    }
     this.upsertConversation.run(
       id, row.project, row.title, row.title.toLowerCase(), row.phase, row.status, row.archived ? 1 : 0,
       row.rootKind ?? null, row.createdAt, row.updatedAt, row.messageCount, row.lastN, id, row.execMs,
     );
+    // The words' key holds the conversation's rowid, which a new conversation has only now.
+    this.words.add(id, added);
     const last = records.at(-1);
     if (last) this.logEnds.applied(id, last.n, item.logBytes);
   }
 
-  /** `recipients`: an event record's, from the item. */
-  private applyOne(item: IndexItem, rec: LogRecord, recipients: readonly string[] | undefined): void {
+  /** `recipients`: an event record's, from the item. A new message's row, for its words. */
+  private applyOne(item: IndexItem, rec: LogRecord, recipients: readonly string[] | undefined): NewMessage | void {
     const id = item.conversationId;
     switch (rec.t) {
       case "event":
@@ -195,6 +205,7 @@ export class IndexWriter {
     this.deltas.flush();
     for (const s of this.subtractAggregates) s.run(conversationId);
     for (const s of this.deleteEmptyAggregates) s.run();
+    this.words.drop(conversationId);
     for (const s of this.deleteConversationRows) s.run(conversationId);
   }
 }

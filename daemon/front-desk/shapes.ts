@@ -14,6 +14,15 @@ export interface Page<T> {
   items: T[];
 }
 
+/**
+ * The conversation list: `total` is null when a search found more than it counts at once, and
+ * `totalAtLeast` then says how many it has found (src/read-model.ts ConversationList).
+ */
+export interface ConversationPage extends Omit<Page<ConversationItem>, "total"> {
+  total: number | null;
+  totalAtLeast?: number;
+}
+
 /** A conversation as listed: the index's summary, named by its alias instead of its row number. */
 export interface ConversationItem extends Omit<ConversationSummary, "seq" | "project" | "lastN"> {
   alias: string;

@@ -134,6 +134,11 @@ describe("the local API: status and reads", () => {
     await api.discuss({ from: "orchestrator", scope: "all", title: "Other topic", content: "the word xylophone is in here" });
     expect((await api.conversations({ q: "zebra", limit: 10, offset: 0 })).items.map((c) => c.title)).toEqual(["Zebra naming"]);
     expect((await api.conversations({ q: "XYLOPHONE", limit: 10, offset: 0 })).items.map((c) => c.title)).toEqual(["Other topic"]);
+    // FTS5 query syntax typed into the search box is searched as words, over HTTP too.
+    for (const q of ['"xylophone', "xylophone*", "(word xylophone", "-xylophone", "xylophone)", "word:xylophone"]) {
+      expect((await api.conversations({ q, limit: 10, offset: 0 })).items.map((c) => c.title), q).toEqual(["Other topic"]);
+    }
+    expect((await api.conversations({ q: "xyloph", limit: 10, offset: 0 })).total).toBe(0); // whole words
     const all = await api.conversations({ limit: 1, offset: 0 });
     expect(all.total).toBeGreaterThanOrEqual(3);
     expect(all.items).toHaveLength(1);

@@ -286,10 +286,11 @@ function downgradeToV2(path: string): void {
     for (const m of MIGRATIONS.filter((x) => x.version > 2)) {
       // Dropping objects undoes a migration only if it just creates them (and fills the tables
       // it creates, as v5's back-fill of unread_by_rank does: dropping the table undoes that too).
-      const created = [...m.up.matchAll(/CREATE\s+TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)/gi)].map((x) => x[1]!);
+      // A virtual table (v6's FTS5 words) is dropped as a table, its storage tables with it.
+      const created = [...m.up.matchAll(/CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)/gi)].map((x) => x[1]!);
       const rest = m.up.replace(/\bINSERT\s+INTO\s+(\w+)/gi, (all, t: string) => (created.includes(t) ? "" : all));
       expect(rest, `migration ${m.version} does more than CREATE: update downgradeToV2`).not.toMatch(/\bALTER\b|\bUPDATE\b|\bINSERT\b/i);
-      for (const [, type, name] of m.up.matchAll(/CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|VIEW|TRIGGER)\s+(?:IF NOT EXISTS\s+)?(\w+)/gi)) {
+      for (const [, type, name] of m.up.matchAll(/CREATE\s+(?:UNIQUE\s+|VIRTUAL\s+)?(TABLE|INDEX|VIEW|TRIGGER)\s+(?:IF NOT EXISTS\s+)?(\w+)/gi)) {
         db.exec(`DROP ${type!.toUpperCase()} IF EXISTS ${name}`);
       }
     }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
-import { SELECT_SEARCH_PAGE } from "../../adapters/sqlite-index/conversation-search.js";
+import { EXACT_MATCHES, searchPageSql } from "../../adapters/sqlite-index/conversation-search.js";
 import { openIndexReadOnly, SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { rebuildIndex } from "../../daemon/engine/recovery/index-recovery.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
@@ -88,7 +88,7 @@ function expectTotalsAgree(path: string, atSec: number) {
     for (const includeExpired of [false, true]) {
       const q = { now: ms(atSec), includeExpired, limit: 1, offset: 0 };
       const all = reader.conversations.list(q).total;
-      const split = reader.conversations.list({ ...q, archived: true }).total + reader.conversations.list({ ...q, archived: false }).total;
+      const split = reader.conversations.list({ ...q, archived: true }).total! + reader.conversations.list({ ...q, archived: false }).total!;
       expect(all, `at ${atSec}, includeExpired ${includeExpired}`).toBe(split);
     }
   } finally {
@@ -174,13 +174,17 @@ describe("SqliteIndex dashboard reads (v5)", () => {
     index.close();
     const db = new Database(index.path, { readonly: true });
     try {
-      const plan = (params: Record<string, string | number | null>) => db.prepare<Record<string, unknown>, { detail: string }>(
-        `EXPLAIN QUERY PLAN ${SELECT_SEARCH_PAGE}`,
-      ).all({ q: null, phase: null, status: null, archived: null, participant: null, include_expired: 0, now_sec: T0, limit: 25, offset: 0, ...params })
+      const plan = (by: Parameters<typeof searchPageSql>[0], params: Record<string, string | number | null>) => db.prepare<Record<string, unknown>, { detail: string }>(
+        `EXPLAIN QUERY PLAN ${searchPageSql(by)}`,
+      ).all({ q: null, match: null, phase: null, status: null, archived: null, participant: null, include_expired: 0, now_sec: T0, matches: EXACT_MATCHES, limit: 25, offset: 0, ...params })
         .map((r) => r.detail);
-      const cases: Record<string, string | number>[] = [{}, { q: "lorem" }, { phase: "chat", archived: 0 }];
-      for (const params of cases) {
-        const steps = plan(params);
+      // Every way the search finds a conversation's text (conversation-search.ts TEXT_BY).
+      const cases: [Parameters<typeof searchPageSql>[0], Record<string, string | number>][] = [
+        ["none", {}], ["title", { q: "--" }], ["set", { q: "lorem", match: '"lorem"' }], ["seek", { q: "lorem", match: '"lorem"' }],
+        ["none", { phase: "chat", archived: 0 }],
+      ];
+      for (const [by, params] of cases) {
+        const steps = plan(by, params);
         expect(steps).toContain("SCAN c USING INDEX conversations_by_recency");
         expect(steps.filter((d) => d.includes("TEMP B-TREE")), JSON.stringify(steps)).toEqual([]);
       }

@@ -95,19 +95,42 @@ export class LogFixture {
   }
 }
 
-/** Every row of every table, order-independent, for comparing two index files. */
+/**
+ * Every row of every table, order-independent, for comparing two index files. An FTS5 table is
+ * dumped by what it finds, not by its storage (its segments depend on how it was written):
+ * each word it holds with the rowids of the rows holding it.
+ */
 export function dumpIndex(file: string): Record<string, string[]> {
   const db = new Database(file, { readonly: true });
   try {
+    const fts = db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'`).pluck().all();
+    const isFtsStorage = (t: string) => fts.some((f) => t === f || t.startsWith(`${f}_`));
     const tables = db.prepare<[], string>(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-    ).pluck().all();
-    return Object.fromEntries(tables.map((t) => [
-      t, db.prepare(`SELECT * FROM "${t}"`).all().map((r) => JSON.stringify(r)).sort(),
-    ]));
+    ).pluck().all().filter((t) => !isFtsStorage(t));
+    return {
+      ...Object.fromEntries(tables.map((t) => [
+        t, db.prepare(`SELECT * FROM "${t}"`).all().map((r) => JSON.stringify(r)).sort(),
+      ])),
+      ...Object.fromEntries(fts.map((f) => [f, ftsWords(db, f)])),
+    };
   } finally {
     db.close();
   }
+}
+
+/**
+ * "word: row row …" for every word an FTS5 table holds. A row is named by the conversation id
+ * and log position its key stands for (adapters/sqlite-index/message-words.ts): the rowids of
+ * conversations depend on the order they were first written, which two builds need not share.
+ */
+export function ftsWords(db: Database.Database, table: string): string[] {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp."${table}_vocab" USING fts5vocab(main, "${table}", row)`);
+  const words = db.prepare<[], string>(`SELECT term FROM temp."${table}_vocab" ORDER BY term`).pluck().all();
+  const rows = db.prepare<[string], { id: string | null; n: bigint }>(
+    `SELECT c.id, w.rowid & 4294967295 AS n FROM "${table}" w LEFT JOIN conversations c ON c.rowid = w.rowid >> 32 WHERE "${table}" MATCH ?`,
+  ).safeIntegers();
+  return words.map((w) => `${w}: ${rows.all(`"${w.replaceAll('"', '""')}"`).map((r) => `${r.id}#${r.n}`).sort().join(" ")}`);
 }
 
 /** Two conversations touching every record type the index reads. t0 = created_at of the first root. */

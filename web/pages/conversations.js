@@ -8,6 +8,10 @@ import { navigate } from "../app.js";
 const PHASES = ["chat", "brainstorm", "plan", "execute", "verification", "chores", "reflection"];
 const PAGE = 25;
 
+// A search that finds many conversations is not counted to the end (docs/api.md): the API
+// then says how many it found at least.
+const found = (data) => (data.total ?? `${data.totalAtLeast}+`);
+
 const readFilters = () => Object.fromEntries(new URLSearchParams(location.search));
 
 function AskForm({ onAsked }) {
@@ -59,7 +63,7 @@ export function Conversations() {
     <h1>Conversations</h1>
     <${AskForm} onAsked=${(r) => navigate(`/conversations/${r.conversationId}`)} />
     <form class="filters" role="search" onSubmit=${apply} key=${key}>
-      <label>Search <input type="search" name="q" defaultValue=${f.q ?? ""} placeholder="title or text" /></label>
+      <label>Search <input type="search" name="q" defaultValue=${f.q ?? ""} placeholder="title or words of a message" /></label>
       <label>Phase <select name="phase"><option value="">any</option>${PHASES.map((p) => html`<option value=${p} selected=${f.phase === p}>${p}</option>`)}</select></label>
       <label>Status <select name="status"><option value="">any</option>${["open", "closed", "completed"].map((p) => html`<option value=${p} selected=${f.status === p}>${p}</option>`)}</select></label>
       <label>Participant <input name="participant" defaultValue=${f.participant ?? ""} placeholder="agent slug" /></label>
@@ -69,13 +73,13 @@ export function Conversations() {
     </form>
     <${ErrorNote} error=${error} />
     ${data ? html`
-      <p class="meta">${data.total} conversations${data.total > 0 ? `, ${offset + 1}–${Math.min(offset + PAGE, data.total)} shown` : ""}</p>
+      <p class="meta">${found(data)} conversations${data.items.length > 0 ? `, ${offset + 1}–${offset + data.items.length} shown` : ""}</p>
       <div class="scroll"><table class="list"><thead><tr><th>Conversation</th><th>Phase</th><th>Status</th><th>Messages</th><th>Last activity</th></tr></thead>
       <tbody>${data.items.map((c) => html`<tr data-id=${c.id}>
         <td><a href=${`/conversations/${c.id}`}>${c.title || "(untitled)"}</a> <span class="alias">${c.alias}</span></td>
         <td>${c.phase}</td><td>${c.status}${c.archived ? " · archived" : ""}</td><td>${c.messageCount}</td><td>${whenSecs(c.updatedAt)}</td></tr>`)}</tbody></table></div>
       <nav class="pager" aria-label="Pages">
         ${offset > 0 ? html`<a href=${pageHref(Math.max(0, offset - PAGE))}>← Newer</a>` : null}
-        ${offset + PAGE < data.total ? html`<a href=${pageHref(offset + PAGE)}>Older →</a>` : null}
+        ${offset + PAGE < (data.total ?? data.totalAtLeast) ? html`<a href=${pageHref(offset + PAGE)}>Older →</a>` : null}
       </nav>` : html`<p class="loading">Loading…</p>`}`;
 }

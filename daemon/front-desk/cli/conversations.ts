@@ -19,7 +19,8 @@ export const conversations: Command = {
 Lists conversations, most recently active first, with their alias (CONV-0001), phase, status,
 message count and title.
 
-  -q, --search TEXT     Only those whose title or a message contains TEXT (case-insensitive)
+  -q, --search TEXT     Only those whose title contains TEXT (case-insensitive) or a message
+                        holds every word of TEXT (whole words; case and accents ignored)
   --phase P             chat, brainstorm, plan, execute, verification, chores or reflection
   --status S            open, closed or completed
   --participant AGENT   Only those an agent (slug or pubkey) wrote in or was addressed in
@@ -46,11 +47,11 @@ message count and title.
       try {
         const page = await src.api.conversations(query);
         emit(ctx, src.source, page, () => {
-          if (page.total === 0) return "No conversations.\n";
+          if (page.items.length === 0 && page.offset === 0) return "No conversations.\n";
           const rows = page.items.map((c) => [
             c.alias, c.phase, c.status + (c.archived ? " (archived)" : ""), String(c.messageCount), agoSecs(c.updatedAt), clip(c.title, 60),
           ]);
-          const shown = `${page.offset + 1}-${page.offset + page.items.length} of ${page.total}`;
+          const shown = `${page.offset + 1}-${page.offset + page.items.length} of ${page.total ?? `at least ${page.totalAtLeast}`}`;
           return formatTable(["ALIAS", "PHASE", "STATUS", "MSGS", "UPDATED", "TITLE"], rows) + `(${shown})\n`;
         });
         return EXIT.OK;

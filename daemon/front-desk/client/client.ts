@@ -13,7 +13,7 @@ import type { DirectRequest } from "../actions/messaging.js";
 import type { MessageOptions, ReplyRequest } from "../actions/posting.js";
 import type { ConversationsQuery, InboxQuery, MessagesQuery, ReadApi } from "../reads/reads.js";
 import type {
-  AuditView, ConversationDetail, ConversationItem, InboxView, MarkResult, MessageDetail, MessageItem, Page,
+  AuditView, ConversationDetail, ConversationPage, InboxView, MarkResult, MessageDetail, MessageItem, Page,
   PostResult, RoutingView, StatsView,
 } from "../shapes.js";
 import { discoverDaemon, type DaemonEndpoint } from "./discover.js";
@@ -56,7 +56,7 @@ export class TenexClient implements ReadApi {
     return this.get("/stats");
   }
 
-  conversations(q: ConversationsQuery): Promise<Page<ConversationItem>> {
+  conversations(q: ConversationsQuery): Promise<ConversationPage> {
     return this.get("/conversations", { ...q });
   }
 

@@ -11,15 +11,15 @@ import { seenThrough } from "../../../src/event-order.js";
 import { isHex64 } from "../../../src/types.js";
 import { conversationAlias } from "./aliases.js";
 import { conversationItem, loadConversation, type ReadContext } from "./read-context.js";
-import type { AuditView, ConversationDetail, ConversationItem, Page, TimelineEntry, TurnView, ViewState } from "../shapes.js";
+import type { AuditView, ConversationDetail, ConversationPage, TimelineEntry, TurnView, ViewState } from "../shapes.js";
 
 export type ConversationsQuery = Omit<ConversationSearchQuery, "now">;
 
-export function listConversations(ctx: ReadContext, q: ConversationsQuery): Page<ConversationItem> {
+export function listConversations(ctx: ReadContext, q: ConversationsQuery): ConversationPage {
   // Any pubkey may be a participant (users too); anything else must name an agent.
   const participant = q.participant === undefined || isHex64(q.participant) ? q.participant : ctx.agents.resolve(q.participant).pubkey;
-  const { total, items } = ctx.reader.conversations.list({ ...q, participant, now: ctx.now() });
-  return { total, limit: q.limit, offset: q.offset, items: items.map(conversationItem) };
+  const { items, ...counted } = ctx.reader.conversations.list({ ...q, participant, now: ctx.now() });
+  return { ...counted, limit: q.limit, offset: q.offset, items: items.map(conversationItem) };
 }
 
 export async function showConversation(ctx: ReadContext, ref: string, opts: { includeExpired?: boolean } = {}): Promise<ConversationDetail> {

@@ -8,13 +8,13 @@ import { auditTrail, listConversations, showConversation, type ConversationsQuer
 import { inbox, listMessages, showMessage, type InboxQuery, type MessagesQuery } from "./message-reads.js";
 import type { ReadContext } from "./read-context.js";
 import type {
-  AuditView, ConversationDetail, ConversationItem, InboxView, MessageDetail, MessageItem, Page, RoutingView, StatsView,
+  AuditView, ConversationDetail, ConversationPage, InboxView, MessageDetail, MessageItem, Page, RoutingView, StatsView,
 } from "../shapes.js";
 
 export type { ConversationsQuery, InboxQuery, MessagesQuery };
 
 export interface ReadApi {
-  conversations(q: ConversationsQuery): Promise<Page<ConversationItem>>;
+  conversations(q: ConversationsQuery): Promise<ConversationPage>;
   conversation(ref: string, opts?: { includeExpired?: boolean }): Promise<ConversationDetail>;
   auditTrail(ref: string): Promise<AuditView>;
   messages(q: MessagesQuery): Promise<Page<MessageItem>>;
