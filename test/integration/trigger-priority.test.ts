@@ -79,7 +79,7 @@ describe("the route's priority lane", () => {
     await d.close();
   }, 60_000);
 
-  it("keeps its conversation's order: a trigger checked first still comes after the replies sent before it", async () => {
+  it("keeps its conversation's order: a trigger checked first still comes after the replies sent before it, past an event refused between them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tenexd-priority-"));
     dirs.push(dir);
     const p = testProject();
@@ -107,6 +107,10 @@ describe("the route's priority lane", () => {
     const before: NostrEvent[] = [];
     for (let i = 0; i < 30; i++) before.push(await reply(conv, `said before the trigger ${i}`));
     sent.push(...before);
+    // Refused at the edge, at once (a signature that is no signature), between them and the
+    // trigger: its turn ends only once the replies before it have entered.
+    const forged = { ...(await reply(conv, "forged")), sig: "00" };
+    sent.push(forged);
     const trigger = await reply(conv, "planner, now", [["p", planner.pubkey]]);
     sent.push(trigger);
 
@@ -118,7 +122,7 @@ describe("the route's priority lane", () => {
       threads: { request: () => undefined },
     });
     const outcomes = await Promise.all(sent.map((ev) => d.route.fromRelay(ev, "ws://relay.test", false, false)));
-    expect(outcomes.filter((o) => o.status !== "accepted")).toEqual([]);
+    expect(outcomes.filter((o) => o.status !== "accepted").map((o) => o.status)).toEqual(["rejected"]);
     // The lane did its part: the trigger was checked before replies sent ahead of it.
     expect(verified.indexOf(trigger.id)).toBeLessThan(Math.max(...before.map((ev) => verified.indexOf(ev.id))));
     // Its conversation's log holds them in the order they came, the trigger last (the end of its

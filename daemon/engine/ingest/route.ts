@@ -146,11 +146,17 @@ export class InboundRoute {
     const mine = new Promise<void>((r) => (done = r));
     this.entering.set(conv, mine);
     let once = false;
+    const leave = () => {
+      done();
+      if (this.entering.get(conv) === mine) this.entering.delete(conv);
+    };
+    // An event refused before its turn (at the edge, say) still lets the next one go only after
+    // those before it: else the next would overtake them.
     const entered = () => {
       if (once) return;
       once = true;
-      done();
-      if (this.entering.get(conv) === mine) this.entering.delete(conv);
+      if (before) void before.then(leave);
+      else leave();
     };
     return { before, entered };
   }
