@@ -43,7 +43,8 @@ import { openIndex } from "./recovery/index-open.js";
 import { checkIndexAtStart, markCleanStop } from "./recovery/start-check.js";
 import { EMBEDDED_MARK, relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
 import { Outbox } from "./relays/outbox.js";
-import { RelaySync, type HighWaterStore } from "./relays/relay-sync.js";
+import { highWaterStore } from "./relays/high-water-store.js";
+import { RelaySync } from "./relays/relay-sync.js";
 import { ThreadFetcher } from "./relays/thread-fetcher.js";
 import type { EngineState } from "./status.js";
 import { ConversationStore } from "./store/conversation-store.js";
@@ -252,7 +253,7 @@ export class Engine {
     });
     route.connect({ runs: runner, outbox, threads });
     const sync = new RelaySync({
-      gateway, relays: urls, coordinate: project.coordinate, marks: this.highWaterStore(index),
+      gateway, relays: urls, coordinate: project.coordinate, marks: highWaterStore(index, () => this.indexWriter, (err) => this.problem("high_water_failed", String(err))),
       agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
       markKey: (url) => (embedded && url === embedded.url ? EMBEDDED_MARK : url),
       overlapSeconds: project.config.catchup.overlapSeconds,
@@ -333,26 +334,6 @@ export class Engine {
   // already held.
   private refetch(id: string): void {
     void this.store!.get(id).catch(() => undefined).then(() => this.parts!.threads.refetch(id));
-  }
-
-  /**
-   * The relays' high-water marks: read here, written by the index's thread while it runs (here, a
-   * write would wait for the batch it is committing) and here once it has closed (the last
-   * marks, at stop).
-   */
-  private highWaterStore(index: SqliteIndex): HighWaterStore {
-    return {
-      highWaterMarks: () => index.highWaterMarks(),
-      setHighWaters: (marks) => {
-        const writer = this.indexWriter;
-        if (!writer || writer.closed) {
-          for (const [relay, at] of marks) index.setHighWater(relay, at);
-          return;
-        }
-        // Lost, a mark costs a longer back-fill next time, never an event.
-        writer.setHighWaters(marks).catch((err: unknown) => this.problem("high_water_failed", String(err)));
-      },
-    };
   }
 
   /** The engine as the front desk reaches it (src/ports.ts): its reads (the caller closes them) and its commands. */
