@@ -1,6 +1,7 @@
 // Public surface of the SQLite index adapter.
 export { SqliteIndex, type SqliteIndexOptions } from "./sqlite-index.js";
 export { IndexWriterError, WorkerIndexWriter } from "./worker-index-writer.js";
+export { OnDemandIndexWriter, type OnDemandOptions } from "./on-demand-index-writer.js";
 export { openIndexReadOnly, type IndexReader } from "./index-reader.js";
 export {
   IndexCorruptError, IndexError, IndexMissingError, IndexSchemaTooNewError, IndexSchemaTooOldError,

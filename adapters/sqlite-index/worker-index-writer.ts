@@ -37,6 +37,8 @@ export class WorkerIndexWriter implements IndexApplier {
   private seq = 0;
   private readonly waiting = new Map<number, Waiting>();
   private closing: Promise<void> | undefined;
+  /** A thread retired (retire) and not yet exited. */
+  private retiring: Promise<void> | undefined;
   /** Threads that died (tests). */
   crashes = 0;
   private readonly script: URL;
@@ -61,6 +63,24 @@ export class WorkerIndexWriter implements IndexApplier {
   /** True once close was called: writes then go to the index on the calling thread. */
   get closed(): boolean {
     return this.closing !== undefined;
+  }
+
+  /** True while a thread runs (from the first batch sent until close, retire or a crash). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /**
+   * Stops the thread when it has nothing in flight (the next batch starts a new one), giving
+   * back its memory; false when it had work in flight or was not running.
+   */
+  retire(): boolean {
+    const worker = this.worker;
+    if (!worker || this.waiting.size > 0) return false;
+    this.worker = undefined;
+    this.retiring = exitOf(worker).then(() => (this.retiring = undefined));
+    worker.postMessage({ close: true } satisfies WriterRequest);
+    return true;
   }
 
   private send(request: (seq: number) => WriterRequest): Promise<void> {
@@ -91,9 +111,10 @@ export class WorkerIndexWriter implements IndexApplier {
       w.resolve = () => { resolve(); done(); };
       w.reject = (err) => { reject(err); done(); };
     })));
+    await this.retiring;
     const worker = this.worker;
     if (!worker) return;
-    const exited = new Promise<void>((done) => worker.once("exit", () => done()));
+    const exited = exitOf(worker);
     worker.postMessage({ close: true } satisfies WriterRequest);
     await exited;
   }
@@ -120,4 +141,8 @@ export class WorkerIndexWriter implements IndexApplier {
     this.waiting.clear();
     for (const w of failed) w.reject(new IndexWriterError(`index writer thread died: ${cause.message}`));
   }
+}
+
+function exitOf(worker: Worker): Promise<void> {
+  return new Promise<void>((done) => worker.once("exit", () => done()));
 }

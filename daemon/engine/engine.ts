@@ -23,7 +23,7 @@ import { KeySigner } from "../../adapters/nostr/key-signer.js";
 import { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
 import { RelayEntityFetcher } from "../../adapters/nostr/relay-entity-fetcher.js";
 import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
-import { WorkerIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
+import { OnDemandIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import type { LoadedProject } from "../config/index.js";
@@ -104,7 +104,7 @@ export class Engine {
   private log: FileConversationLog | undefined;
   private index: SqliteIndex | undefined;
   /** The index's writes, on a thread of their own once the index is in step with the logs. */
-  private indexWriter: WorkerIndexWriter | undefined;
+  private indexWriter: OnDemandIndexWriter | undefined;
   private store: ConversationStore | undefined;
   private verifier: OnDemandVerifier | undefined;
   private relays: Relays | undefined;
@@ -177,9 +177,9 @@ export class Engine {
       tenexDir: dir, log, index, fresh: opened.fresh, movedAside: opened.movedAside !== undefined,
       relayKeys: relayMarkKeys(project), recipientsOf: this.recipientsOf,
     });
-    // From here on the index is written on its own thread (the main thread keeps the fold, the
-    // log and the reads): see adapters/sqlite-index/worker-index-writer.ts.
-    const applier = (this.indexWriter = new WorkerIndexWriter(index.path));
+    // From here on the index is written on its own thread while much is written (the main thread
+    // keeps the fold, the log and the reads): see adapters/sqlite-index/on-demand-index-writer.ts.
+    const applier = (this.indexWriter = new OnDemandIndexWriter(index));
     const store = (this.store = new ConversationStore({
       log, index, applier, recipientsOf: this.recipientsOf, maxCachedBytes: project.config.limits.cacheBytes,
       isBusy: (id) => this.queues.isBusy(id),
@@ -253,7 +253,7 @@ export class Engine {
     });
     route.connect({ runs: runner, outbox, threads });
     const sync = new RelaySync({
-      gateway, relays: urls, coordinate: project.coordinate, marks: highWaterStore(index, () => this.indexWriter, (err) => this.problem("high_water_failed", String(err))),
+      gateway, relays: urls, coordinate: project.coordinate, marks: highWaterStore(index, this.indexWriter!, (err) => this.problem("high_water_failed", String(err))),
       agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
       markKey: (url) => (embedded && url === embedded.url ? EMBEDDED_MARK : url),
       overlapSeconds: project.config.catchup.overlapSeconds,

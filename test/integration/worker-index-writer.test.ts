@@ -4,7 +4,9 @@
 // batch SQLite refuses is reported and rolled back without stopping the batches after it; close
 // waits for what is in flight.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { OnDemandIndexWriter, type OnDemandOptions } from "../../adapters/sqlite-index/on-demand-index-writer.js";
+import type { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
 import { IndexWriterError, WorkerIndexWriter } from "../../adapters/sqlite-index/worker-index-writer.js";
 import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
 import { indexItem } from "../../src/index-item.js";
@@ -12,7 +14,7 @@ import { pTagRecipients } from "../../src/messaging/recipients.js";
 import type { IndexItem } from "../../src/ports.js";
 import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, type LogFixture } from "./sqlite-index-helpers.js";
 
-const writers: WorkerIndexWriter[] = [];
+const writers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(writers.splice(0).map((w) => w.close()));
   closeTestIndexes();
@@ -20,6 +22,12 @@ afterEach(async () => {
 
 function writerFor(path: string): WorkerIndexWriter {
   const w = new WorkerIndexWriter(path);
+  writers.push(w);
+  return w;
+}
+
+function onDemandFor(index: SqliteIndex, opts: OnDemandOptions): OnDemandIndexWriter {
+  const w = new OnDemandIndexWriter(index, opts);
   writers.push(w);
   return w;
 }
@@ -139,5 +147,66 @@ describe("WorkerIndexWriter", () => {
     feeder.add({ ...indexItem(log!.conv, log!.records, pTagRecipients), row: { ...indexItem(log!.conv, [], pTagRecipients).row, phase: null as unknown as string } });
     await feeder.idle();
     expect(errors).toEqual([[log!.id]]);
+  });
+});
+
+describe("OnDemandIndexWriter", () => {
+  const records = (batch: readonly IndexItem[]) => batch.reduce((n, i) => n + i.records.length, 0);
+
+  it("writes small batches on this thread, starts the thread for a large one, and stops it once idle; the index is what inline applies make", async () => {
+    const s = scenario();
+    const inline = newTestIndex();
+    applyIncrementally(inline, s.logs, [1]);
+    const index = newTestIndex();
+    const small = batches(s.logs, 1);
+    // Two records per small batch (one per conversation); a batch of 3 or more starts the thread.
+    expect(small.every((b) => records(b) < 3)).toBe(true);
+    const writer = onDemandFor(index, { startAtRecords: 3, idleMs: 50 });
+    const [a, b, c, d, ...rest] = small;
+    expect(writer.apply(a!)).toBeUndefined();
+    expect(writer.blocking).toBe(true);
+    expect(index.indexedPositions().size).toBe(2);
+    expect(writer.threadsStarted).toBe(0);
+    // Two small batches as one: large enough for the thread; the next small one follows it there.
+    const large = [...b!, ...c!];
+    const onThread = writer.apply(large);
+    expect(onThread).toBeInstanceOf(Promise);
+    expect(writer.threadRunning).toBe(true);
+    expect(writer.blocking).toBe(false);
+    const after = writer.apply(d!);
+    expect(after).toBeInstanceOf(Promise);
+    await onThread;
+    await after;
+    expect(writer.threadsStarted).toBe(1);
+    await vi.waitFor(() => expect(writer.threadRunning).toBe(false), { timeout: 5_000 });
+    for (const batch of rest) expect(writer.apply(batch)).toBeUndefined();
+    await writer.close();
+    expect(dumpIndex(index.path)).toEqual(dumpIndex(inline.path));
+  });
+
+  it("starts the thread when inline applies take more than their budget, however small the batches", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = onDemandFor(index, { startAtRecords: 1_000, inlineBudgetMs: 0 });
+    const [first, second] = batches(s.logs, 1);
+    expect(writer.apply(first!)).toBeUndefined();
+    await writer.apply(second!);
+    expect(writer.threadsStarted).toBe(1);
+    expect(index.indexedPositions().size).toBe(2);
+  });
+
+  it("raises high-water marks here with no thread, on the thread while it runs, and here again after close", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = onDemandFor(index, { startAtRecords: 1 });
+    await writer.setHighWaters([["wss://a", 100]]);
+    expect(writer.threadsStarted).toBe(0);
+    await writer.apply(batches(s.logs, 1)[0]!);
+    expect(writer.threadRunning).toBe(true);
+    await writer.setHighWaters([["wss://a", 200], ["wss://b", 50]]);
+    await writer.close();
+    await writer.setHighWaters([["wss://b", 60]]);
+    expect(index.highWaterMarks()).toEqual(new Map([["wss://a", 200], ["wss://b", 60]]));
+    await expect(writer.apply(batches(s.logs, 1)[1]!)).rejects.toThrow(/closed/);
   });
 });
