@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
-import { SqliteIndex, WorkerIndexWriter } from "../adapters/sqlite-index/index.js";
+import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { VerifierPool } from "../adapters/verify/verifier-pool.js";
 import type { NostrEvent } from "../src/types.js";
 import { configSchema } from "../daemon/config/config-schema.js";
@@ -54,8 +54,8 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const index: SqliteIndex = indexWrites ? sqlite : Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined });
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
   const indexErrors: unknown[] = [];
-  // As the daemon does: the index written on its own thread (a run without writes drops them here).
-  const applier = indexWrites ? new WorkerIndexWriter(sqlite.path) : undefined;
+  // As the daemon does: the index written on its own thread in a burst (a run without writes drops them here).
+  const applier = indexWrites ? new OnDemandIndexWriter(sqlite) : undefined;
   const store = new ConversationStore({ log, index, ...(applier ? { applier } : {}), recipientsOf: projectRecipients(info), isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
   await store.init();
   const pool = verify ? new VerifierPool() : undefined;

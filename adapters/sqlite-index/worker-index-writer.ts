@@ -4,12 +4,12 @@
 // batch once committed) and for the rare writes of start, rebuild and repair, made while this
 // thread has nothing in flight (see ConversationStore.indexed).
 //
-// The thread starts with the first batch (a daemon that writes nothing spends nothing on it:
-// ~10 MB of memory). One batch at a time is in flight (the feeder sends the next once this one
-// is answered). A batch SQLite refuses is rolled back and its error returned; a thread that dies
-// fails what it was sending, and the next batch starts a new one: the index is derived, and what
-// it missed is repaired from the logs at the next start (the engine records that the index is
-// incomplete).
+// The thread starts with the first batch and runs until close or `retire` (it costs ~12 MB of
+// memory: the daemon runs it only under load, on-demand-index-writer.ts). One batch at a time
+// is in flight (the feeder sends the next once this one is answered). A batch SQLite refuses is
+// rolled back and its error returned; a thread that dies fails what it was sending, and the next
+// batch starts a new one: the index is derived, and what it missed is repaired from the logs at
+// the next start (the engine records that the index is incomplete).
 
 import { Worker } from "node:worker_threads";
 import type { IndexApplier, IndexItem } from "../../src/ports.js";

@@ -22,6 +22,7 @@ import type { NostrEvent, ProjectInfo, UnsignedEvent } from "../../../src/types.
 import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
 import type { CommandAgent } from "../agents/command-agents.js";
 import type { ConversationStore } from "../store/conversation-store.js";
+import { ArrivalOrder, type Ticket } from "./arrival-order.js";
 import { BulkGate } from "./bulk-gate.js";
 import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome } from "./checks.js";
 import type { ConversationQueues } from "./conversation-queues.js";
@@ -71,8 +72,8 @@ export class InboundRoute {
   private readonly bulk = new BulkGate(BULK_LINGER_MS, BULK_MAX);
   /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
   private readonly inFlight = new Map<string, Promise<IngestOutcome>>();
-  /** Per conversation (as the event names it), the last event to enter: entered its queue or left (arrival order). */
-  private readonly entering = new Map<string, Promise<void>>();
+  /** Per conversation (as the event names it), the events in the order they arrived. */
+  private readonly order = new ArrivalOrder();
   private exits: RouteExits = NOWHERE;
 
   constructor(private readonly d: RouteDeps) {
@@ -115,50 +116,24 @@ export class InboundRoute {
    * The route, step by step. The checks of many events run at once, and some finish sooner
    * (an urgent event is checked inline, the others may wait for the pool's workers), but the
    * events of one conversation enter its queue in the order they arrived: a trigger never overtakes
-   * what was said before it, and is the end of its agent's context (docs/architecture.md).
+   * what was said before it, and is the end of its agent's context (arrival-order.ts).
    */
   private async route(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
     const now = this.d.clock.now();
-    const turn = this.turnOf(raw);
+    const conv = conversationHint(raw);
+    const ticket = conv === undefined ? undefined : this.order.take(conv, conv === sentId(raw));
     try {
       const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
       if (checked.status !== "checked") return checked;
-      await turn.before;
-      const staged = await this.intoConversation(checked, opts, now, turn.entered);
+      const turn = ticket && this.order.turn(ticket);
+      if (turn) await turn;
+      const staged = await this.intoConversation(checked, opts, now, ticket);
       if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
       await staged.durable;
       return this.acknowledge(staged);
     } finally {
-      turn.entered();
+      if (ticket) this.order.leave(ticket);
     }
-  }
-
-  /**
-   * The event's turn to enter its conversation's queue: after the events of that conversation
-   * that arrived before it (`before`); `entered` lets the next one go. A root never waits: a
-   * reply that came before it may be waiting for it (checks.ts, place).
-   */
-  private turnOf(raw: unknown): { before: Promise<void> | undefined; entered: () => void } {
-    const conv = conversationHint(raw);
-    if (conv === undefined) return { before: undefined, entered: () => undefined };
-    const before = conv === sentId(raw) ? undefined : this.entering.get(conv);
-    let done!: () => void;
-    const mine = new Promise<void>((r) => (done = r));
-    this.entering.set(conv, mine);
-    let once = false;
-    const leave = () => {
-      done();
-      if (this.entering.get(conv) === mine) this.entering.delete(conv);
-    };
-    // An event refused before its turn (at the edge, say) still lets the next one go only after
-    // those before it: else the next would overtake them.
-    const entered = () => {
-      if (once) return;
-      once = true;
-      if (before) void before.then(leave);
-      else leave();
-    };
-    return { before, entered };
   }
 
   /**
@@ -169,7 +144,7 @@ export class InboundRoute {
    * and appends but does not wait for the fsync: the next event of the same conversation
    * proceeds at once and many share one fsync (group commit).
    */
-  private async intoConversation(c: Checked, opts: IngestOptions, now: number, entered: () => void): Promise<Staged | undefined> {
+  private async intoConversation(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
     const { origin = "relay", quiet = false, bulk = false } = opts;
     this.d.store.pin(c.conversationId);
     try {
@@ -177,11 +152,11 @@ export class InboundRoute {
       if (bulk) {
         // Its group is let through in the order it came to the gate: the next may come now.
         const group = this.bulk.pass();
-        entered();
+        if (ticket) this.order.leave(ticket);
         await group;
       }
       const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
-      entered();
+      if (ticket) this.order.leave(ticket);
       return await task;
     } finally {
       this.d.store.unpin(c.conversationId);
