@@ -18,6 +18,7 @@ import type {
 } from "../shapes.js";
 import { discoverDaemon, type DaemonEndpoint } from "./discover.js";
 import { ApiClientError, DaemonUnreachableError } from "./errors.js";
+import { httpRequest, type HttpAnswer } from "./http-request.js";
 import type { DaemonStatus } from "../../../src/daemon-status.js";
 
 export interface DiscussRequest extends MessageOptions {
@@ -148,21 +149,20 @@ export class TenexClient implements ReadApi {
   }
 
   private async request<T>(method: string, path: string, body?: string): Promise<T> {
-    let res: Response;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.endpoint.token}` };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
+    let res: HttpAnswer;
     try {
-      res = await fetch(`${this.endpoint.url}/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${this.endpoint.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-        ...(body !== undefined ? { body } : {}),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      res = await httpRequest(`${this.endpoint.url}/api/v1${path}`, { method, headers, ...(body !== undefined ? { body } : {}), timeoutMs: this.timeoutMs });
     } catch (err) {
-      const why = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      const why = (err as { code?: string }).code ?? (err as Error).message;
       throw new DaemonUnreachableError(`cannot reach tenexd at ${this.endpoint.url} (${why})`);
     }
-    const text = await res.text();
-    const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
-    if (!res.ok) {
+    const parsed = res.text === "" ? undefined : (JSON.parse(res.text) as unknown);
+    if (res.status < 200 || res.status > 299) {
       const e = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
       throw new ApiClientError(res.status, e?.code ?? "http_error", e?.message ?? `HTTP ${res.status}`);
     }
