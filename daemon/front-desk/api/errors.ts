@@ -5,6 +5,7 @@ import { z } from "zod";
 import { OutgoingLimitError } from "../../../src/agent-events/index.js";
 import { DomainError, IndexUnavailableError, NotFoundError, PublishRefusedError } from "../../../src/errors.js";
 import { operatorFaultOf } from "../../operator-faults.js";
+import { formatZodError } from "./zod-message.js";
 import { ConflictError } from "../actions/errors.js";
 
 export class ApiError extends Error {
@@ -16,11 +17,6 @@ export class ApiError extends Error {
 
 export interface ErrorBody {
   error: { code: string; message: string };
-}
-
-/** zod issues as one line: `limit: must be at most 500; to: required`. */
-export function formatZodError(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
 }
 
 // Refusals the inbound checks give for the size of an event (src/edge/reject-reason.ts).

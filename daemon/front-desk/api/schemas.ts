@@ -3,12 +3,13 @@
 
 import { z } from "zod";
 import { MESSAGE_TYPES, PHASES, PRIORITIES } from "../../../src/types.js";
+import { PAGE_DEFAULTS } from "./page-defaults.js";
 
 const text = z.string().trim().min(1, { error: "must not be empty" });
 const flag = z.enum(["true", "false", "1", "0"], { error: "must be true or false" }).transform((v) => v === "true" || v === "1");
 const page = {
-  limit: z.coerce.number().int().min(1, { error: "must be at least 1" }).max(500, { error: "must be at most 500" }).default(50),
-  offset: z.coerce.number().int().min(0, { error: "must be 0 or more" }).default(0),
+  limit: z.coerce.number().int().min(1, { error: "must be at least 1" }).max(500, { error: "must be at most 500" }).default(PAGE_DEFAULTS.limit),
+  offset: z.coerce.number().int().min(0, { error: "must be 0 or more" }).default(PAGE_DEFAULTS.offset),
 };
 const messageType = z.enum(MESSAGE_TYPES, { error: `must be one of ${MESSAGE_TYPES.join(", ")}` });
 

@@ -1,7 +1,7 @@
 // `tenexd conversations`: list and search conversations, newest activity first, by pages.
 
 import type { Command } from "../../cli/command.js";
-import { conversationsQuery } from "../api/schemas.js";
+import { PAGE_DEFAULTS } from "../api/page-defaults.js";
 import { EXIT } from "../../cli/errors.js";
 import { formatTable } from "../../cli/table.js";
 import { cli } from "../../cli/support/errors.js";
@@ -38,10 +38,10 @@ message count and title.
     offset: { type: "string" },
   },
   async run(ctx) {
-    const query = parseQuery(conversationsQuery, {
+    const query = await parseQuery(async () => (await import("../api/schemas.js")).conversationsQuery, {
       q: opt(ctx, "search"), phase: opt(ctx, "phase"), status: opt(ctx, "status"), participant: opt(ctx, "participant"),
       archived: flag(ctx, "archived"), includeExpired: flag(ctx, "include-expired"), limit: opt(ctx, "limit"), offset: opt(ctx, "offset"),
-    });
+    }, PAGE_DEFAULTS);
     return cli(async () => {
       const src = await openReads(ctx);
       try {

@@ -1,7 +1,7 @@
 // `tenexd inbox`: an agent's unread mail, most urgent first; `--watch` (desk mode) keeps
 // following it and prints each new message as it arrives, until Ctrl-C.
 
-import { inboxQuery } from "../api/schemas.js";
+import { PAGE_DEFAULTS } from "../api/page-defaults.js";
 import type { InboxView, MessageItem } from "../shapes.js";
 import type { Command, CommandContext } from "../../cli/command.js";
 import { EXIT } from "../../cli/errors.js";
@@ -43,9 +43,9 @@ oldest first, and the conversations they are in. Mark them with \`tenexd read\` 
   },
   async run(ctx) {
     const agent = need(ctx, "agent", "whose inbox to show (slug or pubkey)");
-    const q = parseQuery(inboxQuery, {
+    const q = await parseQuery(async () => (await import("../api/schemas.js")).inboxQuery, {
       type: opt(ctx, "type"), includeExpired: flag(ctx, "include-expired"), limit: opt(ctx, "limit"), offset: opt(ctx, "offset"),
-    });
+    }, PAGE_DEFAULTS);
     const watch = flag(ctx, "watch")
       ? { intervalMs: intOpt(ctx, "interval", 1000, 100), max: intOpt(ctx, "max", 0), timeoutMs: intOpt(ctx, "timeout", 0) * 1000 }
       : undefined;
