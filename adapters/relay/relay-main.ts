@@ -37,12 +37,16 @@ function serveDaemon(): void {
         stopOnSignals(r);
         send({ type: "ready", url: r.url, port: r.port });
         let last = "";
-        setInterval(() => {
+        const report = () => {
           const stats = JSON.stringify(r.stats());
           if (stats === last) return;
           last = stats;
           send({ type: "stats", stats: JSON.parse(stats) });
-        }, STATS_EVERY_MS).unref();
+        };
+        // At once, not only at the first tick: a `tenexd status` right after ready would show the
+        // relay without its verifier and limits.
+        report();
+        setInterval(report, STATS_EVERY_MS).unref();
       }, (err: unknown) => {
         send({ type: "failed", error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
         process.exitCode = 1;
