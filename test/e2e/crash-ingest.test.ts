@@ -137,7 +137,8 @@ describe("SIGKILL during ingest", () => {
     const duplicates = [...counts.values()].reduce((sum, c) => sum + c - 1, 0);
     const broken = brokenLines(logs);
     const disagreements = indexDisagreements(project.tenexDir);
-    const problems = loggedProblems(d.stderr()).map((p) => p.msg).filter((m) => m !== "log_torn_tail");
+    const logged = loggedProblems(d.stderr()).filter((p) => p.msg !== "log_torn_tail");
+    const problems = logged.map((p) => p.msg);
 
     recordCase("crash-ingest", {
       case: "SIGKILL during ingest", asked: TRIALS, ran: trials.length, unit: "trials",
@@ -165,7 +166,8 @@ describe("SIGKILL during ingest", () => {
     expect(broken).toEqual([]);
     expect([...lostConversations]).toEqual([]);
     expect(disagreements).toEqual([]);
-    expect(problems).toEqual([]);
+    // With their details: a problem seen once in a full suite must say what it was.
+    expect(problems, JSON.stringify(logged)).toEqual([]);
   }, 120_000 + TRIALS * 8_000);
 });
 
