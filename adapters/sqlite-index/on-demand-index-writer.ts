@@ -42,7 +42,7 @@ export class OnDemandIndexWriter implements IndexApplier {
   private readonly startAt: number;
   private readonly budgetMs: number;
   private readonly idleMs: number;
-  /** How many times the thread was started (tests, status). */
+  /** How many times the thread was started (tests). */
   threadsStarted = 0;
 
   /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
@@ -60,11 +60,6 @@ export class OnDemandIndexWriter implements IndexApplier {
 
   get threadRunning(): boolean {
     return this.thread.running;
-  }
-
-  /** True once close was called. */
-  get closed(): boolean {
-    return this.thread.closed;
   }
 
   apply(items: readonly IndexItem[]): Promise<void> | void {

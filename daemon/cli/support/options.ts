@@ -81,7 +81,7 @@ export async function parseQuery<S extends z.ZodType>(
   const text = Object.fromEntries(
     Object.entries(values).filter(([, v]) => v !== undefined && v !== false).map(([k, v]) => [k, String(v)]),
   );
-  if (Object.keys(text).length === 0) return none;
+  if (Object.keys(text).length === 0) return Object.assign({}, none);
   const parsed = (await schema()).safeParse(text);
   if (!parsed.success) throw usageError(formatZodError(parsed.error));
   return parsed.data;
