@@ -103,7 +103,7 @@ export class Engine {
   // The parts, in the order start opens them (each set once its step has run).
   private log: FileConversationLog | undefined;
   private index: SqliteIndex | undefined;
-  /** The index's writes, on a thread of their own once the index is in step with the logs. */
+  /** The index's writes once the index is in step with the logs: on the main thread, or on a thread of their own under load. */
   private indexWriter: OnDemandIndexWriter | undefined;
   private store: ConversationStore | undefined;
   private verifier: OnDemandVerifier | undefined;
