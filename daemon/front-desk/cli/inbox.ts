@@ -26,9 +26,11 @@ oldest first, and the conversations they are in. Mark them with \`tenexd read\` 
                        rejection, instruction, test_output, advisory)
   --include-expired    Also expired messages (NIP-40; hidden by default)
   --limit N, --offset N
+                       Page size (default 50, at most 500) and start of the first view
   --watch              Desk mode: after the inbox, print each new unread message as it arrives
                        (with --json: one JSON object per line, {"source","new":{…}}), until
-                       Ctrl-C, --max messages or --timeout seconds
+                       Ctrl-C, --max messages or --timeout seconds; whatever the page, with the
+                       same --type and --include-expired
   --interval MS        How often to look (default 1000)`,
   options: {
     agent: { type: "string", short: "a" },
@@ -52,9 +54,13 @@ oldest first, and the conversations they are in. Mark them with \`tenexd read\` 
     return cli(async () => {
       const src = await openReads(ctx);
       try {
+        // What the watch will not print as new: the unread mail as its polls see it, taken before
+        // the first view (mail that comes in between is in the view, and is added from there).
+        const newest = watch ? unreadPoll(src, agent, q) : undefined;
+        const before = newest ? (await newest()).map((m) => m.id) : [];
         const view = await src.api.inbox(agent, q);
         emit(ctx, src.source, view, () => inboxText(view));
-        if (watch) await follow(ctx, src, agent, q, view, watch);
+        if (watch && newest) await follow(ctx, src, agent, newest, [...before, ...view.items.map((m) => m.id)], watch);
         return EXIT.OK;
       } finally {
         src.close();
@@ -84,9 +90,20 @@ interface WatchOptions {
 // Remembered ids are bounded: the oldest are forgotten first (Set keeps insertion order).
 const MAX_REMEMBERED = 10_000;
 
+/**
+ * The agent's newest unread messages, as the watch polls them: the view's filters, not its page
+ * (a page past the first would hide new mail).
+ */
+function unreadPoll(src: ReadSource, agent: string, q: { type?: string; includeExpired?: boolean }): () => Promise<MessageItem[]> {
+  const filters = { ...(q.type !== undefined ? { type: q.type } : {}), ...(q.includeExpired !== undefined ? { includeExpired: q.includeExpired } : {}) };
+  return async () => (await src.api.messages({ recipient: agent, unread: true, order: "desc", limit: 100, offset: 0, ...filters })).items;
+}
+
 /** Polls the agent's newest unread messages and prints the ones not seen before. */
-async function follow(ctx: CommandContext, src: ReadSource, agent: string, q: { type?: string; includeExpired?: boolean }, first: InboxView, w: WatchOptions): Promise<void> {
-  const seen = new Set(first.items.map((m) => m.id));
+async function follow(
+  ctx: CommandContext, src: ReadSource, agent: string, newest: () => Promise<MessageItem[]>, known: readonly string[], w: WatchOptions,
+): Promise<void> {
+  const seen = new Set(known);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -98,8 +115,7 @@ async function follow(ctx: CommandContext, src: ReadSource, agent: string, q: { 
     while (!stop.signal.aborted) {
       await sleep(w.intervalMs, stop.signal);
       if (stop.signal.aborted) break;
-      const page = await src.api.messages({ recipient: agent, unread: true, order: "desc", limit: 100, offset: 0, ...q });
-      for (const m of page.items.reverse()) {
+      for (const m of (await newest()).reverse()) {
         if (stop.signal.aborted) break;
         if (seen.has(m.id)) continue;
         seen.add(m.id);
