@@ -47,8 +47,20 @@ try {
   for (const s of r.testResults ?? []) {
     if (s.status === "failed" && !s.assertionResults.some((a) => a.status === "failed")) failed++;
   }
+  // A test that never finished (its file's worker process died) neither passed nor failed in
+  // the report: it did not pass, so it is counted as failed.
+  const unfinished = (r.numTotalTests ?? 0) - r.numPassedTests - r.numFailedTests - skipped;
+  if (unfinished > 0) {
+    console.log(`${unfinished} test(s) never finished (their file's worker process died)`);
+    failed += unfinished;
+  }
 } catch {
   failed = Math.max(failed, 1);
+}
+// vitest failed outside any test (an unhandled error): one failure, so the line never says 0.
+if (run.status !== 0 && failed === 0) {
+  console.log(`vitest exited ${run.status ?? run.signal} with every test passed: an error outside the tests (see above)`);
+  failed = 1;
 }
 rmSync(dir, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
