@@ -18,8 +18,8 @@ const RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000];
 
 export class SignedBroadcast {
   private last: Promise<unknown> = Promise.resolve();
-  /** Announcements waiting to be sent, by key: the latest of each. */
-  private readonly waiting = new Map<string, UnsignedEvent>();
+  /** Announcements waiting to be sent, by key: the latest of each, and which try it is (0: the first). */
+  private readonly waiting = new Map<string, { unsigned: UnsignedEvent; attempt: number }>();
   /** Per key, how many announcements were handed over: a retry of an older one is dropped. */
   private readonly generation = new Map<string, number>();
 
@@ -42,12 +42,13 @@ export class SignedBroadcast {
 
   private enqueue(key: string, unsigned: UnsignedEvent, attempt: number): void {
     const queued = this.waiting.has(key);
-    this.waiting.set(key, unsigned);
+    this.waiting.set(key, { unsigned, attempt });
     if (queued) return;
     this.last = this.last.then(async () => {
-      const latest = this.waiting.get(key);
+      const next = this.waiting.get(key);
       this.waiting.delete(key);
-      if (!latest) return;
+      if (!next) return;
+      const { unsigned: latest, attempt } = next;
       const generation = this.generation.get(key);
       try {
         await this.gateway.publish(await this.signer.sign(latest));
