@@ -132,7 +132,9 @@ export async function startDaemon(projectDir: string, alsoWatch: number[] = [], 
   const cpu: CpuSample[] = [];
   const sample = () => {
     try {
-      cpu.push({ t: performance.now() - started, seconds: [child.pid!, ...alsoWatch].map(cpuSecondsOf) });
+      // Not .map(cpuSecondsOf): map's index would be taken for a thread id, every read would fail
+      // and no sample be kept (the back-fill notes said "0 cores" for a while).
+      cpu.push({ t: performance.now() - started, seconds: [child.pid!, ...alsoWatch].map((pid) => cpuSecondsOf(pid)) });
     } catch {
       // The process is gone (or not yet visible): no sample.
     }
