@@ -14,6 +14,7 @@ import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
 import { FileTable } from "./file-table.js";
 import { GroupCommitWriter } from "./group-commit.js";
+import { gatedFileOps, PoolGate, threadPoolSize } from "./pool-gate.js";
 import { LOG_FILE_NAME, LogLayout, assertId } from "./layout.js";
 import { Quarantine, type LogProblem, type ProblemListener } from "./quarantine.js";
 import { ParseFailure, readRecords } from "./reader.js";
@@ -59,10 +60,13 @@ export class FileConversationLog implements ConversationLog {
   constructor(dataDir: string, options: FileConversationLogOptions = {}) {
     const maxOpen = Math.max(2, options.maxOpenFiles ?? 256);
     this.layout = new LogLayout(dataDir);
-    this.ops = options.fileOps ?? nodeFileOps;
+    // Every file call but an urgent append's passes a gate to libuv's pool, so that an urgent
+    // append's calls never queue behind a whole flush's (pool-gate.ts).
+    const ops = options.fileOps ?? nodeFileOps;
+    this.ops = gatedFileOps(ops, new PoolGate(2 * threadPoolSize()));
     this.quarantine = new Quarantine(this.layout, this.ops, options.now ?? Date.now, options.onProblem);
     this.files = new FileTable(this.layout, this.ops, this.quarantine, maxOpen);
-    this.writer = new GroupCommitWriter(this.files, this.ops, Math.max(1, maxOpen - 1));
+    this.writer = new GroupCommitWriter(this.files, { bulk: this.ops, urgent: ops }, Math.max(1, maxOpen - 1));
     this.reads = new PQueue({ concurrency: Math.max(1, options.maxConcurrentReads ?? 32) });
   }
 

@@ -46,17 +46,18 @@ export class FileTable {
 
   /**
    * The open log of `id`, pinned until `release`; undefined when missing and not `create`.
-   * Calls for different ids may run at once (a flush opens its files together).
+   * Calls for different ids may run at once (a flush opens its files together). `ops`: the lane
+   * its file calls take (pool-gate.ts), the table's own unless an urgent append opens it.
    */
-  async acquire(id: string, create: boolean): Promise<OpenLog | undefined> {
+  async acquire(id: string, create: boolean, ops: FileOps = this.ops): Promise<OpenLog | undefined> {
     let file = this.open.get(id);
     if (file) {
       this.open.delete(id);
     } else {
       this.opening++;
       try {
-        await this.makeRoom();
-        file = await this.openLog(id, create);
+        await this.makeRoom(ops);
+        file = await this.openLog(id, create, ops);
       } finally {
         this.opening--;
       }
@@ -79,11 +80,11 @@ export class FileTable {
   }
 
   /** Closes and forgets `id` (before it is moved, or when its state on disk is unknown). */
-  async drop(id: string): Promise<void> {
+  async drop(id: string, ops: FileOps = this.ops): Promise<void> {
     const file = this.open.get(id);
     if (!file) return;
     this.open.delete(id);
-    await this.ops.close(file.fd);
+    await ops.close(file.fd);
   }
 
   /** Forgets `id`, and cuts its file back to `size` when it is next opened. */
@@ -98,21 +99,21 @@ export class FileTable {
     await Promise.all(files.map((f) => this.ops.close(f.fd)));
   }
 
-  private async makeRoom(): Promise<void> {
+  private async makeRoom(ops: FileOps): Promise<void> {
     for (const [id, file] of this.open) {
       if (this.open.size + this.opening <= this.capacity) return;
-      if (file.pins === 0) await this.drop(id);
+      if (file.pins === 0) await this.drop(id, ops);
     }
   }
 
-  private async openLog(id: string, create: boolean): Promise<OpenLog | undefined> {
+  private async openLog(id: string, create: boolean, ops: FileOps): Promise<OpenLog | undefined> {
     // Both places are looked at together: each look is a trip to libuv's thread pool and back,
     // a turn of the event loop, and a new conversation's file is in neither (docs/architecture.md,
     // "From a message to its agent"). The live log wins; the archived one is used only without it.
     const livePath = this.layout.logPath(id, false), archivedPath = this.layout.logPath(id, true);
-    const [live, archived] = await Promise.allSettled([this.tryOpen(livePath), this.tryOpen(archivedPath)] as const);
+    const [live, archived] = await Promise.allSettled([tryOpen(ops, livePath), tryOpen(ops, archivedPath)] as const);
     const spare = async () => {
-      if (archived.status === "fulfilled" && archived.value !== undefined) await this.ops.close(archived.value).catch(() => undefined);
+      if (archived.status === "fulfilled" && archived.value !== undefined) await ops.close(archived.value).catch(() => undefined);
     };
     if (live.status === "rejected") {
       await spare();
@@ -120,33 +121,24 @@ export class FileTable {
     }
     if (live.value !== undefined) {
       await spare();
-      return this.checked(id, livePath, live.value);
+      return this.checked(id, livePath, live.value, ops);
     }
     if (archived.status === "rejected") throw archived.reason;
-    if (archived.value !== undefined) return this.checked(id, archivedPath, archived.value);
+    if (archived.value !== undefined) return this.checked(id, archivedPath, archived.value, ops);
     if (!create) return undefined;
     await this.ensureDir();
-    const fd = await this.ops.open(livePath, true);
+    const fd = await ops.open(livePath, true);
     return { id, fd, path: livePath, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
   }
 
-  private async tryOpen(path: string): Promise<number | undefined> {
+  private async checked(id: string, path: string, fd: number, ops: FileOps): Promise<OpenLog> {
     try {
-      return await this.ops.open(path, false);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw e;
-    }
-  }
-
-  private async checked(id: string, path: string, fd: number): Promise<OpenLog> {
-    try {
-      const { size } = await this.ops.fstat(fd);
-      const readAt: ReadAt = (buf, off, len, pos) => this.ops.read(fd, buf, off, len, pos);
+      const { size } = await ops.fstat(fd);
+      const readAt: ReadAt = (buf, off, len, pos) => ops.read(fd, buf, off, len, pos);
       const verdict = await inspectTail(readAt, Math.min(size, this.owed.get(id) ?? size));
       if (!verdict.ok) {
         this.owed.delete(id);
-        await this.ops.close(fd);
+        await ops.close(fd);
         const to = await this.quarantine.moveAside(id, path, dirname(path), verdict.detail);
         throw new CorruptLogError(id, verdict.detail, to);
       }
@@ -160,8 +152,8 @@ export class FileTable {
           ? await this.quarantine.keepDamaged(id, path, cut, lines, `${lines.length} lines at the end do not parse: ${detail}`)
           : undefined;
         if (!damage) await this.quarantine.keepTorn(id, cut, detail);
-        await this.ops.ftruncate(fd, verdict.goodSize);
-        await this.ops.fdatasync(fd);
+        await ops.ftruncate(fd, verdict.goodSize);
+        await ops.fdatasync(fd);
         if (damage) this.quarantine.reportDamage(damage);
         setAside = lines.length;
       }
@@ -169,7 +161,7 @@ export class FileTable {
       return { id, fd, path, size: verdict.goodSize, lastN: verdict.lastN, fresh: false, pins: 0, setAside };
     } catch (e) {
       // The original failure is the one to report; a failing close on top of it adds nothing.
-      if (!(e instanceof CorruptLogError)) await this.ops.close(fd).catch(() => undefined);
+      if (!(e instanceof CorruptLogError)) await ops.close(fd).catch(() => undefined);
       throw e;
     }
   }
@@ -183,5 +175,14 @@ export class FileTable {
       throw e;
     });
     return this.dirMade;
+  }
+}
+
+async function tryOpen(ops: FileOps, path: string): Promise<number | undefined> {
+  try {
+    return await ops.open(path, false);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
   }
 }

@@ -45,6 +45,8 @@ type Stage =
 
 interface Target {
   file: OpenLog;
+  /** The lane of its flush's file calls. */
+  ops: FileOps;
   accepted: Pending[];
   /** The file's size and last position before this flush: what a failure reverts to. */
   start: number;
@@ -62,17 +64,26 @@ export class GroupCommitWriter {
   private current: Stage | undefined;
   /** The express flush gathering appends this turn of the event loop (started on the next). */
   private gathering: { batch: Map<string, Pending[]>; opening: Map<string, Promise<OpenLog | undefined>> } | undefined;
-  /** Files with an urgent append waiting because the flush under way holds them: express after it. */
+  /** Files with an urgent append waiting because the flush under way holds them: express after their part. */
   private readonly afterCurrent = new Set<string>();
+  /** The same for files in an express flush under way: express again once it is done. */
+  private readonly afterExpress = new Set<string>();
+  /** Files whose part of a flush under way is durable, its appends not resolved yet (at the flush's end). */
+  private readonly durable = new Map<string, Target>();
+  /** Files whose part of the flush under way was resolved early, for an urgent append: it need not wait. */
+  private readonly doneInCurrent = new Set<string>();
   /** Files in express flushes, gathering or running: nothing else touches them meanwhile. */
   private readonly expressFiles = new Set<string>();
   /** Express flushes not finished: the next stage waits for them. */
   private readonly expressRuns = new Set<Promise<void>>();
 
-  /** `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush. */
+  /**
+   * `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush.
+   * `lanes`: the file calls of flushes and of express flushes (pool-gate.ts: the latter go first).
+   */
   constructor(
     private readonly files: FileTable,
-    private readonly ops: FileOps,
+    private readonly lanes: { bulk: FileOps; urgent: FileOps },
     private readonly chunk: number,
   ) {}
 
@@ -188,28 +199,36 @@ export class GroupCommitWriter {
    * only when `id` is in no stage queued, except for appends waiting in the last batch: those
    * move along with it, ahead of this one (with the new file that batch is opening early). When
    * the flush under way holds `id`, the append waits in the last batch and goes express as soon
-   * as that flush is done (expressWaiting), not behind the whole next batch. Each file's appends
+   * as `id`'s part of that flush is durable (expressWaiting), not when the slowest of its files is,
+   * nor behind the whole next batch (an agent's answer, under load: up to 1.2 s). Each file's appends
    * keep their order; the next stage waits until the express flushes are done (drain), so one
    * file is never in two flushes at once.
    */
   private express(id: string, entry: Pending): boolean {
     const cur = this.current;
-    if ((cur && !("batch" in cur)) || this.expressFiles.has(id) || !this.passable(id)) return false;
-    if (cur?.batch.has(id)) {
-      this.afterCurrent.add(id);
+    if ((cur && !("batch" in cur)) || !this.passable(id)) return false;
+    if (this.expressFiles.has(id)) {
+      this.afterExpress.add(id);
       return false;
+    }
+    if (cur?.batch.has(id) && !this.doneInCurrent.has(id)) {
+      const done = this.durable.get(id);
+      if (!done) {
+        this.afterCurrent.add(id);
+        return false;
+      }
+      this.settleEarly(done);
     }
     this.toExpress(id, entry);
     return true;
   }
 
-  /** The urgent appends held back by the flush just done, express now if nothing else holds them. */
-  private expressWaiting(): void {
+  /** Urgent appends held back by the flush under way, express now if nothing else holds their files. */
+  private expressWaiting(ids: Iterable<string>): void {
     const last = this.queue.at(-1);
-    for (const id of this.afterCurrent) {
+    for (const id of ids) {
       if (last && "batch" in last && last.batch.has(id) && !this.expressFiles.has(id) && this.passable(id)) this.toExpress(id);
     }
-    this.afterCurrent.clear();
   }
 
   // No exclusive operation queued, no read of `id` queued, and `id` in no batch but the last.
@@ -239,11 +258,17 @@ export class GroupCommitWriter {
       const run: Promise<void> = Promise.resolve()
         .then(() => {
           this.gathering = undefined;
-          return this.flush(gathering.batch, gathering.opening);
+          return this.flush(gathering.batch, this.lanes.urgent, gathering.opening);
         })
         .finally(() => {
-          for (const f of gathering.batch.keys()) this.expressFiles.delete(f);
+          const next: string[] = [];
+          for (const f of gathering.batch.keys()) {
+            this.expressFiles.delete(f);
+            if (this.afterExpress.delete(f)) next.push(f);
+          }
           this.expressRuns.delete(run);
+          // Added to expressRuns before the drain, which waits for this run, goes on.
+          this.expressWaiting(next);
         });
       this.expressRuns.add(run);
     }
@@ -268,21 +293,24 @@ export class GroupCommitWriter {
       this.current = stage;
       if ("op" in stage) await stage.op();
       else if ("reads" in stage) await Promise.all([...stage.reads.values()].map((open) => open()));
-      else await this.flush(stage.batch, stage.opening);
+      else await this.flush(stage.batch, this.lanes.bulk, stage.opening);
       this.current = undefined;
       this.inStage = false;
-      this.expressWaiting();
+      // Held by an exclusive stage, or their file's part of the flush failed before its settle.
+      this.expressWaiting(this.afterCurrent);
+      this.afterCurrent.clear();
+      this.doneInCurrent.clear();
     }
     this.running = false;
   }
 
-  private async flush(batch: Map<string, Pending[]>, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
+  private async flush(batch: Map<string, Pending[]>, ops: FileOps, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
     this.counts.flushes++;
     const ids = [...batch.keys()];
     for (let i = 0; i < ids.length; i += this.chunk) {
       const some = ids.slice(i, i + this.chunk);
       try {
-        await this.flushFiles(some, batch, opening);
+        await this.flushFiles(some, batch, ops, opening);
       } catch (e) {
         // Not a write failure (those are per file): fail what is left rather than hang it.
         for (const id of some) for (const p of batch.get(id) ?? []) p.reject(asLogError(id, e));
@@ -290,34 +318,51 @@ export class GroupCommitWriter {
     }
   }
 
-  private async flushFiles(ids: string[], batch: Map<string, Pending[]>, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
+  private async flushFiles(ids: string[], batch: Map<string, Pending[]>, ops: FileOps, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
     // Opened together: one after the other, creating 200 new files took longer than writing
     // and syncing them.
     const opened = await Promise.all(ids.map(async (id): Promise<Target | undefined> => {
       const pending = batch.get(id) as Pending[];
       let file: OpenLog;
       try {
-        file = (await (opening?.get(id) ?? this.files.acquire(id, true))) as OpenLog;
+        file = (await (opening?.get(id) ?? this.files.acquire(id, true, ops))) as OpenLog;
       } catch (e) {
         for (const p of pending) p.reject(asLogError(id, e));
         return undefined;
       }
-      return { file, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
+      return { file, ops, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
     }));
     const targets = opened.filter((t): t is Target => t !== undefined);
     // New files' directory entries are synced alongside their data, not after it: both are owed
     // before anything resolves, in either order, and one after the other they cost a trigger
-    // that opens a conversation two syncs instead of one.
-    const entries = this.syncNewEntries(targets);
-    await Promise.all(targets.map((t) => this.writeAndSync(t)));
-    const failed = await entries;
+    // that opens a conversation two syncs instead of one. The appends resolve together at the
+    // end (one batch for the index, not one per file), except a file an urgent append waits for:
+    // its part resolves as soon as it is durable and the urgent append goes express from there.
+    const entries = this.syncNewEntries(targets, ops);
+    await Promise.all(targets.map(async (t) => {
+      await this.writeAndSync(t);
+      if (t.file.fresh && !t.error && t.accepted.length > 0) {
+        const e = (await entries).get(dirname(t.file.path));
+        if (e === undefined) t.file.fresh = false;
+        else await this.fail(t, e);
+      }
+      this.durable.set(t.file.id, t);
+      if (this.afterCurrent.delete(t.file.id)) {
+        this.settleEarly(t);
+        this.expressWaiting([t.file.id]);
+      }
+    }));
     for (const t of targets) {
-      if (!t.file.fresh || t.error || t.accepted.length === 0) continue;
-      const e = failed.get(dirname(t.file.path));
-      if (e === undefined) t.file.fresh = false;
-      else await this.fail(t, e);
+      if (this.durable.get(t.file.id) !== t) continue;
+      this.durable.delete(t.file.id);
+      this.settle(t);
     }
-    for (const t of targets) this.settle(t);
+  }
+
+  private settleEarly(t: Target): void {
+    this.durable.delete(t.file.id);
+    this.settle(t);
+    this.doneInCurrent.add(t.file.id);
   }
 
   // Positions only grow: an append whose records do not follow the file's last one is refused.
@@ -340,11 +385,11 @@ export class GroupCommitWriter {
     const buf = encodeBatch(t.accepted, start);
     try {
       for (let off = 0; off < buf.length; ) {
-        const wrote = await this.ops.write(file.fd, buf, off, buf.length - off, start + off);
+        const wrote = await t.ops.write(file.fd, buf, off, buf.length - off, start + off);
         if (wrote <= 0) throw new Error(`write returned ${wrote}`);
         off += wrote;
       }
-      await this.ops.fdatasync(file.fd);
+      await t.ops.fdatasync(file.fd);
       this.counts.syncs++;
       this.counts.bytes += buf.length;
       file.size = start + buf.length;
@@ -358,15 +403,15 @@ export class GroupCommitWriter {
     t.error = new LogWriteError(t.file.id, cause);
     t.file.size = t.start;
     t.file.lastN = t.startN;
-    await this.cutBack(t.file, t.start);
+    await this.cutBack(t.file, t.start, t.ops);
   }
 
   // Leave no half line behind: cut back to the last good size. If even that fails, forget the
   // file and cut it when it is next opened, before anything else is appended.
-  private async cutBack(file: OpenLog, size: number): Promise<void> {
+  private async cutBack(file: OpenLog, size: number, ops: FileOps): Promise<void> {
     try {
-      await this.ops.ftruncate(file.fd, size);
-      await this.ops.fdatasync(file.fd);
+      await ops.ftruncate(file.fd, size);
+      await ops.fdatasync(file.fd);
     } catch {
       // The disk is failing: a close error is one more symptom, and the cut is owed anyway.
       await this.files.dropAndCut(file.id, size).catch(() => undefined);
@@ -375,12 +420,12 @@ export class GroupCommitWriter {
 
   // A file created in this flush exists after a power loss only once its directory is synced.
   // Resolves with the directories whose sync failed, and why.
-  private async syncNewEntries(targets: Target[]): Promise<Map<string, unknown>> {
+  private async syncNewEntries(targets: Target[], ops: FileOps): Promise<Map<string, unknown>> {
     const dirs = new Set(targets.filter((t) => t.file.fresh && t.accepted.length).map((t) => dirname(t.file.path)));
     const failed = new Map<string, unknown>();
     await Promise.all([...dirs].map(async (dir) => {
       try {
-        await this.ops.syncDir(dir);
+        await ops.syncDir(dir);
         this.counts.syncs++;
       } catch (e) {
         failed.set(dir, e);

@@ -2,6 +2,7 @@
 // files that is stuck on the disk, not behind it, and every file's records stay in order.
 // The disk is real; only the sync of one chosen file is held until the test lets it go.
 
+import { pbkdf2 } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -146,7 +147,87 @@ describe("express flushes", () => {
     await log.close();
   });
 
-  it("flushes an urgent append to a file in the flush under way right after that flush, ahead of the next batch", async () => {
+  it("flushes an urgent append to a file in the flush under way once that file's part is durable, not after the whole flush", async () => {
+    const dir = tempDir();
+    const holds = new Map<string, () => void>();
+    const gates = new Map<string, Promise<void>>();
+    const holding = new Set<string>();
+    const paths = new Map<number, string>();
+    const ops: FileOps = {
+      ...nodeFileOps,
+      open: async (path, create) => {
+        const fd = await nodeFileOps.open(path, create);
+        paths.set(fd, path);
+        return fd;
+      },
+      fdatasync: async (fd) => {
+        for (const [name, gate] of gates) {
+          if (!paths.get(fd)?.includes(name)) continue;
+          holding.add(name);
+          await gate;
+        }
+        return nodeFileOps.fdatasync(fd);
+      },
+    };
+    const [busy, conv] = [convId("busy 5"), convId("held conv")];
+    for (const name of [busy, conv]) gates.set(name, new Promise<void>((r) => holds.set(name, r)));
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const stuck = log.append(busy, [rec(1)]);
+    const first = log.append(conv, [rec(1)]);
+    await until(() => holding.has(busy) && holding.has(conv));
+    const urgent = log.append(conv, [rec(2)], true);
+    expect(await within(urgent, 50)).toBe("still waiting");
+    holds.get(conv)!();
+    expect(await within(Promise.all([first, urgent]), 10_000)).toBe("durable");
+    expect(ns(dir, conv)).toEqual([1, 2]);
+    expect(await within(stuck, 50)).toBe("still waiting");
+    holds.get(busy)!();
+    expect(await settled(stuck)).toBe("durable");
+    await log.close();
+  });
+
+  it("flushes an urgent append to a file in an express flush under way right after it, not in the next batch", async () => {
+    const dir = tempDir();
+    const holds = new Map<string, () => void>();
+    const gates = new Map<string, Promise<void>>();
+    const holding = new Set<string>();
+    const paths = new Map<number, string>();
+    const ops: FileOps = {
+      ...nodeFileOps,
+      open: async (path, create) => {
+        const fd = await nodeFileOps.open(path, create);
+        paths.set(fd, path);
+        return fd;
+      },
+      fdatasync: async (fd) => {
+        for (const [name, gate] of gates) {
+          if (!paths.get(fd)?.includes(name)) continue;
+          holding.add(name);
+          await gate;
+        }
+        return nodeFileOps.fdatasync(fd);
+      },
+    };
+    const [busy, conv] = [convId("busy 6"), convId("express conv")];
+    for (const name of [busy, conv]) gates.set(name, new Promise<void>((r) => holds.set(name, r)));
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const stuck = log.append(busy, [rec(1)]);
+    await until(() => holding.has(busy));
+    // A run's cursor goes express; its answer comes while that flush is still syncing.
+    const cursor = log.append(conv, [rec(1)], true);
+    await until(() => holding.has(conv));
+    const answer = log.append(conv, [rec(2)], true);
+    holds.get(conv)!();
+    // Before: in the next batch, which waits for `busy`'s flush.
+    expect(await within(Promise.all([cursor, answer]), 10_000)).toBe("durable");
+    expect(ns(dir, conv)).toEqual([1, 2]);
+    expect(await within(stuck, 50)).toBe("still waiting");
+    holds.get(busy)!();
+    expect(await settled(stuck)).toBe("durable");
+    await log.close();
+  });
+
+  it("flushes an urgent append to a file in the flush under way right after its part, ahead of the next batch", async () => {
     const dir = tempDir();
     const holds = new Map<string, () => void>();
     const gates = new Map<string, Promise<void>>();
@@ -180,12 +261,14 @@ describe("express flushes", () => {
     const bulk = log.append(slow, [rec(1)]);
     // The agent's answer to `conv`: it cannot go beside the flush that holds `conv`.
     const urgent = log.append(conv, [rec(2)], true);
-    expect(await within(urgent, 50)).toBe("still waiting");
-    holds.get(busy)!();
-    await stuck;
-    // Before: in the next batch with `slow`, durable only once `slow`'s sync returned.
+    // `conv`'s part of that flush is durable: the answer goes now, though `busy`'s sync still hangs.
+    // Before: after that whole flush; before that, in the next batch, behind `slow`'s sync too.
     expect(await within(urgent, 10_000)).toBe("durable");
     expect(ns(dir, conv)).toEqual([1, 2]);
+    expect(await within(stuck, 50)).toBe("still waiting");
+    expect(await within(bulk, 50)).toBe("still waiting");
+    holds.get(busy)!();
+    await stuck;
     expect(await within(bulk, 50)).toBe("still waiting");
     holds.get(slow)!();
     expect(await settled(bulk)).toBe("durable");
@@ -193,11 +276,51 @@ describe("express flushes", () => {
     await log.close();
   });
 
-  it("counts as urgent what sets an agent to work and what the daemon publishes, nothing else", () => {
+  it("does not queue an urgent append's file calls behind a large flush's in libuv's thread pool", async () => {
+    // A slow disk as the pool sees it: each sync of a bulk file first holds a pool thread ~10 ms
+    // (pbkdf2 runs there). 60 such files take ~150-200 ms to flush on 4 threads; an urgent append
+    // whose calls queued behind theirs became durable only as the last of them did.
+    const dir = tempDir();
+    const bulkIds = Array.from({ length: 60 }, (_, i) => convId(`bulk ${i}`));
+    const slowFds = new Set<number>();
+    const holdPoolThread = () => new Promise<void>((r) => pbkdf2("slow", "disk", 20_000, 32, "sha256", () => r()));
+    const ops: FileOps = {
+      ...nodeFileOps,
+      open: async (path, create) => {
+        const fd = await nodeFileOps.open(path, create);
+        if (bulkIds.some((id) => path.includes(id))) slowFds.add(fd);
+        return fd;
+      },
+      fdatasync: async (fd) => {
+        if (!slowFds.has(fd)) return nodeFileOps.fdatasync(fd);
+        slowStarted++;
+        await holdPoolThread();
+        await nodeFileOps.fdatasync(fd);
+        slowSynced++;
+      },
+    };
+    let slowStarted = 0, slowSynced = 0;
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    const trigger = convId("pool trigger");
+    const bulk = bulkIds.map((id) => log.append(id, [rec(1)]));
+    // Once the flush's syncs are under way, the trigger comes.
+    await until(() => slowStarted > 0);
+    await log.append(trigger, [rec(1)], true);
+    const syncedBefore = slowSynced;
+    await Promise.all(bulk);
+    expect(ns(dir, trigger)).toEqual([1]);
+    // Before the gate 59-60 of the 60 slow syncs had returned first; with it 7-9 (those already in the pool).
+    expect(syncedBefore).toBeLessThan(30);
+    await log.close();
+  });
+
+  it("counts as urgent what sets an agent to work, a run's cursor and what the daemon publishes, nothing else", () => {
     const ev = { id: "e", pubkey: "p", created_at: 1, kind: 1, tags: [], content: "", sig: "s" };
     expect(isUrgent([{ t: "event", at: 1, ev, origin: "relay" }])).toBe(false);
     expect(isUrgent([{ t: "event", at: 1, ev, origin: "local" }])).toBe(true);
     expect(isUrgent([{ t: "run_pending", at: 1, agent: "a", trigger: "e" }])).toBe(true);
+    expect(isUrgent([{ t: "cursor", at: 1, agent: "a", seq: 3 }])).toBe(true);
+    expect(isUrgent([{ t: "read", at: 1, agent: "a", seq: 3 }])).toBe(false);
     expect(isUrgent([])).toBe(false);
   });
 });
