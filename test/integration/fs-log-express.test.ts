@@ -34,6 +34,31 @@ function holdingOps() {
   return { ops, state };
 }
 
+/** Real file calls; the fdatasync of a file whose name contains one of `names` waits for `release(name)`. */
+function heldSyncs(...names: string[]) {
+  const releases = new Map<string, () => void>();
+  const gates = new Map(names.map((n) => [n, new Promise<void>((r) => releases.set(n, r))] as const));
+  const holding = new Set<string>();
+  const paths = new Map<number, string>();
+  const ops: FileOps = {
+    ...nodeFileOps,
+    open: async (path, create) => {
+      const fd = await nodeFileOps.open(path, create);
+      paths.set(fd, path);
+      return fd;
+    },
+    fdatasync: async (fd) => {
+      for (const [name, gate] of gates) {
+        if (!paths.get(fd)?.includes(name)) continue;
+        holding.add(name);
+        await gate;
+      }
+      return nodeFileOps.fdatasync(fd);
+    },
+  };
+  return { ops, holding, release: (name: string) => releases.get(name)!() };
+}
+
 const settled = (p: Promise<unknown>) => p.then(() => "durable", (e: unknown) => `failed: ${String(e)}`);
 /** What `p` came to within `ms`, or "still waiting". */
 const within = (p: Promise<unknown>, ms: number) =>
@@ -149,67 +174,27 @@ describe("express flushes", () => {
 
   it("flushes an urgent append to a file in the flush under way once that file's part is durable, not after the whole flush", async () => {
     const dir = tempDir();
-    const holds = new Map<string, () => void>();
-    const gates = new Map<string, Promise<void>>();
-    const holding = new Set<string>();
-    const paths = new Map<number, string>();
-    const ops: FileOps = {
-      ...nodeFileOps,
-      open: async (path, create) => {
-        const fd = await nodeFileOps.open(path, create);
-        paths.set(fd, path);
-        return fd;
-      },
-      fdatasync: async (fd) => {
-        for (const [name, gate] of gates) {
-          if (!paths.get(fd)?.includes(name)) continue;
-          holding.add(name);
-          await gate;
-        }
-        return nodeFileOps.fdatasync(fd);
-      },
-    };
     const [busy, conv] = [convId("busy 5"), convId("held conv")];
-    for (const name of [busy, conv]) gates.set(name, new Promise<void>((r) => holds.set(name, r)));
+    const { ops, holding, release } = heldSyncs(busy, conv);
     const log = new FileConversationLog(dir, { fileOps: ops });
     const stuck = log.append(busy, [rec(1)]);
     const first = log.append(conv, [rec(1)]);
     await until(() => holding.has(busy) && holding.has(conv));
     const urgent = log.append(conv, [rec(2)], true);
     expect(await within(urgent, 50)).toBe("still waiting");
-    holds.get(conv)!();
+    release(conv);
     expect(await within(Promise.all([first, urgent]), 10_000)).toBe("durable");
     expect(ns(dir, conv)).toEqual([1, 2]);
     expect(await within(stuck, 50)).toBe("still waiting");
-    holds.get(busy)!();
+    release(busy);
     expect(await settled(stuck)).toBe("durable");
     await log.close();
   });
 
   it("flushes an urgent append to a file in an express flush under way right after it, not in the next batch", async () => {
     const dir = tempDir();
-    const holds = new Map<string, () => void>();
-    const gates = new Map<string, Promise<void>>();
-    const holding = new Set<string>();
-    const paths = new Map<number, string>();
-    const ops: FileOps = {
-      ...nodeFileOps,
-      open: async (path, create) => {
-        const fd = await nodeFileOps.open(path, create);
-        paths.set(fd, path);
-        return fd;
-      },
-      fdatasync: async (fd) => {
-        for (const [name, gate] of gates) {
-          if (!paths.get(fd)?.includes(name)) continue;
-          holding.add(name);
-          await gate;
-        }
-        return nodeFileOps.fdatasync(fd);
-      },
-    };
     const [busy, conv] = [convId("busy 6"), convId("express conv")];
-    for (const name of [busy, conv]) gates.set(name, new Promise<void>((r) => holds.set(name, r)));
+    const { ops, holding, release } = heldSyncs(busy, conv);
     const log = new FileConversationLog(dir, { fileOps: ops });
     const stuck = log.append(busy, [rec(1)]);
     await until(() => holding.has(busy));
@@ -217,44 +202,22 @@ describe("express flushes", () => {
     const cursor = log.append(conv, [rec(1)], true);
     await until(() => holding.has(conv));
     const answer = log.append(conv, [rec(2)], true);
-    holds.get(conv)!();
+    release(conv);
     // Before: in the next batch, which waits for `busy`'s flush.
     expect(await within(Promise.all([cursor, answer]), 10_000)).toBe("durable");
     expect(ns(dir, conv)).toEqual([1, 2]);
     expect(await within(stuck, 50)).toBe("still waiting");
-    holds.get(busy)!();
+    release(busy);
     expect(await settled(stuck)).toBe("durable");
     await log.close();
   });
 
   it("flushes an urgent append to a file in the flush under way right after its part, ahead of the next batch", async () => {
     const dir = tempDir();
-    const holds = new Map<string, () => void>();
-    const gates = new Map<string, Promise<void>>();
-    const hold = (name: string) => gates.set(name, new Promise<void>((r) => holds.set(name, r)));
-    const holding = new Set<string>();
-    const paths = new Map<number, string>();
-    const ops: FileOps = {
-      ...nodeFileOps,
-      open: async (path, create) => {
-        const fd = await nodeFileOps.open(path, create);
-        paths.set(fd, path);
-        return fd;
-      },
-      fdatasync: async (fd) => {
-        for (const [name, gate] of gates) {
-          if (!paths.get(fd)?.includes(name)) continue;
-          holding.add(name);
-          await gate;
-        }
-        return nodeFileOps.fdatasync(fd);
-      },
-    };
-    const log = new FileConversationLog(dir, { fileOps: ops });
     const [busy, conv, slow] = [convId("busy 4"), convId("answer conv"), convId("slow 4")];
-    hold(busy);
-    hold(slow);
-    // `conv`'s cursor records share a flush with `busy`, whose sync hangs.
+    const { ops, holding, release } = heldSyncs(busy, slow);
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    // `conv`'s earlier records share a flush with `busy`, whose sync hangs.
     const stuck = Promise.all([log.append(busy, [rec(1)]), log.append(conv, [rec(1)])]);
     await until(() => holding.has(busy));
     // Bulk traffic for another file waits for the next flush, whose sync will hang too.
@@ -267,10 +230,10 @@ describe("express flushes", () => {
     expect(ns(dir, conv)).toEqual([1, 2]);
     expect(await within(stuck, 50)).toBe("still waiting");
     expect(await within(bulk, 50)).toBe("still waiting");
-    holds.get(busy)!();
+    release(busy);
     await stuck;
     expect(await within(bulk, 50)).toBe("still waiting");
-    holds.get(slow)!();
+    release(slow);
     expect(await settled(bulk)).toBe("durable");
     expect(ns(dir, slow)).toEqual([1]);
     await log.close();

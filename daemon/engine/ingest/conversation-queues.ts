@@ -9,6 +9,8 @@
 // the two queues (with their events, timeouts and promise wrappers) cost ~8 µs per task, about a
 // tenth of what an event costs the main thread in a burst.
 
+import { Fifo } from "../../../src/fifo.js";
+
 interface Task {
   run: () => Promise<unknown>;
   urgent: boolean;
@@ -29,10 +31,9 @@ interface Lane {
 export class ConversationQueues {
   private readonly lanes = new Map<string, Lane>();
   /** Lanes waiting for a global slot, in arrival order. */
-  private waiting: Lane[] = [];
+  private readonly waiting = new Fifo<Lane>();
   /** Lanes with an urgent task waiting for a slot, served first, in arrival order. */
   private urgent: Lane[] = [];
-  private waitingFrom = 0;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -84,8 +85,7 @@ export class ConversationQueues {
   // An urgent task joined a lane waiting behind the others: the lane moves ahead (rare: a
   // search of the waiting lanes is cheaper than bookkeeping on every task).
   private promote(lane: Lane): void {
-    const at = this.waiting.indexOf(lane, this.waitingFrom);
-    if (at >= 0) this.waiting.splice(at, 1);
+    this.waiting.remove(lane);
     lane.queued = "urgent";
     this.urgent.push(lane);
   }
@@ -123,16 +123,9 @@ export class ConversationQueues {
     }
   }
 
-  // A queue as an array with a moving head: shift() on a long array copies it. Urgent lanes first
-  // (few: shifted as they are).
+  // Urgent lanes first (few: shifted as they are).
   private nextWaiting(): Lane | undefined {
     if (this.urgent.length > 0) return this.urgent.shift();
-    if (this.waitingFrom >= this.waiting.length) return undefined;
-    const lane = this.waiting[this.waitingFrom++];
-    if (this.waitingFrom > 1024 && this.waitingFrom * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.waitingFrom);
-      this.waitingFrom = 0;
-    }
-    return lane;
+    return this.waiting.shift();
   }
 }
