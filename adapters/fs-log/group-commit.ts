@@ -10,7 +10,9 @@
 // of the appends waiting for the next flush when none of them is to a file it reads
 // (exclusiveFor), and that an urgent append (src/log-urgency.ts: someone waits on it) is flushed
 // at once, beside a flush running for other files or none, rather than behind it (express); one
-// to a file in the flush under way goes right after that flush, ahead of the next batch.
+// to a file in a flush under way goes as soon as that file's part of it is durable, ahead of the
+// next batch. Ordinary appends' file calls pass a gate to libuv's pool, urgent ones go by it
+// (pool-gate.ts).
 
 import { dirname } from "node:path";
 import type { LogRecord } from "../../src/records.js";
@@ -68,8 +70,8 @@ export class GroupCommitWriter {
   private readonly afterCurrent = new Set<string>();
   /** The same for files in an express flush under way: express again once it is done. */
   private readonly afterExpress = new Set<string>();
-  /** Files whose part of a flush under way is durable, its appends not resolved yet (at the flush's end). */
-  private readonly durable = new Map<string, Target>();
+  /** Files whose part of a flush under way is done (durable, or failed), its appends not settled yet (at the flush's end). */
+  private readonly unsettled = new Map<string, Target>();
   /** Files whose part of the flush under way was resolved early, for an urgent append: it need not wait. */
   private readonly doneInCurrent = new Set<string>();
   /** Files in express flushes, gathering or running: nothing else touches them meanwhile. */
@@ -212,7 +214,7 @@ export class GroupCommitWriter {
       return false;
     }
     if (cur?.batch.has(id) && !this.doneInCurrent.has(id)) {
-      const done = this.durable.get(id);
+      const done = this.unsettled.get(id);
       if (!done) {
         this.afterCurrent.add(id);
         return false;
@@ -339,28 +341,32 @@ export class GroupCommitWriter {
     // end (one batch for the index, not one per file), except a file an urgent append waits for:
     // its part resolves as soon as it is durable and the urgent append goes express from there.
     const entries = this.syncNewEntries(targets, ops);
-    await Promise.all(targets.map(async (t) => {
+    // Every file's part is waited for, even if one throws: none may be left unsettled, or found
+    // in `unsettled` by a later flush.
+    const parts = await Promise.allSettled(targets.map(async (t) => {
       await this.writeAndSync(t);
       if (t.file.fresh && !t.error && t.accepted.length > 0) {
         const e = (await entries).get(dirname(t.file.path));
         if (e === undefined) t.file.fresh = false;
         else await this.fail(t, e);
       }
-      this.durable.set(t.file.id, t);
+      this.unsettled.set(t.file.id, t);
       if (this.afterCurrent.delete(t.file.id)) {
         this.settleEarly(t);
         this.expressWaiting([t.file.id]);
       }
     }));
     for (const t of targets) {
-      if (this.durable.get(t.file.id) !== t) continue;
-      this.durable.delete(t.file.id);
+      if (this.unsettled.get(t.file.id) !== t) continue;
+      this.unsettled.delete(t.file.id);
       this.settle(t);
     }
+    const thrown = parts.find((p): p is PromiseRejectedResult => p.status === "rejected");
+    if (thrown) throw thrown.reason;
   }
 
   private settleEarly(t: Target): void {
-    this.durable.delete(t.file.id);
+    this.unsettled.delete(t.file.id);
     this.settle(t);
     this.doneInCurrent.add(t.file.id);
   }
