@@ -24,8 +24,6 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  /** One line for `tenexd --help`. */
-  summary: string;
   /** The body of `tenexd <name> --help`: usage line, description, the command's options. */
   usage: string;
   options: OptionSpecs;

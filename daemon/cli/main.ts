@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { terminalSafe } from "../../src/terminal-text.js";
 import { createLogger, type LogLevel } from "../logger.js";
 import type { Command, CommandContext, OptionSpecs, OptionValues, Output } from "./command.js";
-import { COMMANDS, loadCommands } from "./commands/index.js";
+import { COMMANDS } from "./commands/index.js";
 import { classify, EXIT, usageError } from "./errors.js";
 import { exitWhenFlushed, onReaderGone } from "./exit.js";
 import { commandHelp, globalHelp } from "./help.js";
@@ -76,10 +76,10 @@ async function noCommand(values: OptionValues, io: MainIo): Promise<number> {
     return EXIT.OK;
   }
   if (values.help === true) {
-    io.stdout.write(globalHelp(await loadCommands()));
+    io.stdout.write(globalHelp(COMMANDS));
     return EXIT.OK;
   }
-  io.stderr.write(globalHelp(await loadCommands()));
+  io.stderr.write(globalHelp(COMMANDS));
   return EXIT.INVALID;
 }
 

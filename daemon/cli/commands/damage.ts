@@ -14,7 +14,6 @@ import { flag, listOpt } from "../support/options.js";
 
 export const damage: Command = {
   name: "damage",
-  summary: "List the damage recorded in the conversation logs, or clear it once handled",
   usage: `Usage: tenexd damage [--project DIR] [--json] [--all] [--clear ID]... [--clear-all]
 
 Lists the damage the daemon found in the conversation logs and has not been cleared: lines

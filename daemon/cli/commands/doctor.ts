@@ -24,7 +24,6 @@ const MIN_NODE = [20, 19] as const;
 
 export const doctor: Command = {
   name: "doctor",
-  summary: "Check the configuration, key files and their permissions, and agent commands",
   usage: `Usage: tenexd doctor [--project DIR] [--json]
 
 Runs every check tenexd start would, without starting: Node version, the signature verifier

@@ -20,7 +20,6 @@ import { progressBar } from "../support/progress.js";
 
 export const importCommand: Command = {
   name: "import",
-  summary: "Import or top up a TENEX project's conversations (verified) and index them (daemon stopped)",
   usage: `Usage: tenexd import [--project DIR] [--json] --from TENEX_DIR [--dry-run] [--force]
 
 Reads TENEX's conversation files (metadata.json and one <id>.json per conversation, archived ones

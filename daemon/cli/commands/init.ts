@@ -12,7 +12,6 @@ import { printKeys } from "./keys.js";
 
 export const init: Command = {
   name: "init",
-  summary: "Create .tenex/ in the project directory (--example: the demo project) and its keys",
   usage: `Usage: tenexd init [--project DIR] [--example] [--json]
 
 Creates <DIR>/.tenex/ (DIR is created if needed, .tenex/ private to its owner: directories

@@ -7,7 +7,6 @@ import { formatTable } from "../table.js";
 
 export const keys: Command = {
   name: "keys",
-  summary: "Create the missing key files named in .tenex/ and print every public key",
   usage: `Usage: tenexd keys [--project DIR] [--json]
 
 Creates each key file that .tenex/agents.json (and an owner "keyFile" in config.json) names

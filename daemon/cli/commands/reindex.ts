@@ -11,7 +11,6 @@ import { progressBar } from "../support/progress.js";
 
 export const reindex: Command = {
   name: "reindex",
-  summary: "Rebuild the SQLite index from the conversation logs (the daemon must be stopped)",
   usage: `Usage: tenexd reindex [--project DIR] [--json]
 
 Empties .tenex/index.sqlite and applies every conversation log again, with a progress bar on

@@ -13,7 +13,6 @@ import { formatTable, shortKey } from "../table.js";
 
 export const start: Command = {
   name: "start",
-  summary: "Load the project in .tenex/ and run the daemon until SIGINT or SIGTERM",
   usage: `Usage: tenexd start [--project DIR] [--json] [--log-json]
 
 Loads and validates <DIR>/.tenex/config.json, agents.json and every agent's key, prints what it

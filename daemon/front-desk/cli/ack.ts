@@ -9,7 +9,6 @@ import { requireDaemon } from "./support/sources.js";
 
 export const ack: Command = {
   name: "ack",
-  summary: "Acknowledge one message for an agent (it is no longer unread for it)",
   usage: `Usage: tenexd ack [--project DIR] [--json] -a AGENT --msg MESSAGE
 
   -a, --agent AGENT   The agent (slug or pubkey)

@@ -10,7 +10,6 @@ import { requireDaemon } from "./support/sources.js";
 
 export const ask: Command = {
   name: "ask",
-  summary: "Start a conversation as the project owner (signed with the owner's key)",
   usage: `Usage: tenexd ask [--project DIR] [--json] -m TEXT [--to AGENT]… [--title T]
 
 Publishes a kind 11 conversation root tagged with the project, signed with the owner's key

@@ -12,7 +12,6 @@ function statusCommand(name: "close" | "reopen"): Command {
   const verb = name === "close" ? "Closed" : "Reopened";
   return {
     name,
-    summary: name === "close" ? "Close a conversation (replies are refused until it is reopened)" : "Reopen a closed conversation",
     usage: `Usage: tenexd ${name} [--project DIR] [--json] -c CONVERSATION [--by AGENT] [--reason TEXT]
 
   -c, --conversation REF   The conversation (alias, id or hex prefix)

@@ -11,7 +11,6 @@ import { openReads } from "./support/sources.js";
 
 export const context: Command = {
   name: "context",
-  summary: "Show an agent's context in a conversation (the document its program would read)",
   usage: `Usage: tenexd context [--project DIR] [--json] -a AGENT -c CONVERSATION [--trigger MESSAGE]
 
 Builds the agent's input for a trigger exactly as the daemon gives it to a command agent

@@ -12,7 +12,6 @@ import { openReads } from "./support/sources.js";
 
 export const conversations: Command = {
   name: "conversations",
-  summary: "List and search conversations (title or text, phase, status, participant), paginated",
   usage: `Usage: tenexd conversations [--project DIR] [--json] [-q TEXT] [--phase P] [--status S]
                             [--participant AGENT] [--archived] [--include-expired] [--limit N] [--offset N]
 

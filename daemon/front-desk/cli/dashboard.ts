@@ -17,7 +17,6 @@ import { daemonClient } from "./support/sources.js";
 
 export const dashboard: Command = {
   name: "dashboard",
-  summary: "Open the Director's dashboard: a live web page (a login link with a one-time code)",
   usage: `Usage: tenexd dashboard [--project DIR] [--json] [--no-open] [--port N]
 
 Prints the dashboard's address with a one-time login code (it works once, for 2 minutes):

@@ -11,7 +11,6 @@ import { requireDaemon } from "./support/sources.js";
 
 export const discuss: Command = {
   name: "discuss",
-  summary: "Start a discussion for the agents of a role (--role) or for all agents (--all)",
   usage: `Usage: tenexd discuss [--project DIR] [--json] --from AGENT (--role ROLE | --all) -m TEXT [--title T]
                       [--priority P] [--type T] [--expires D]
 

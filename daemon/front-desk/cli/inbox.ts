@@ -14,7 +14,6 @@ import { openReads, type ReadSource } from "./support/sources.js";
 
 export const inbox: Command = {
   name: "inbox",
-  summary: "Show an agent's unread messages, most urgent first (--watch: follow new mail)",
   usage: `Usage: tenexd inbox [--project DIR] [--json] -a AGENT [--type T] [--include-expired]
                     [--limit N] [--offset N] [--watch [--interval MS] [--max N] [--timeout S]]
 

@@ -9,7 +9,6 @@ import { requireDaemon } from "./support/sources.js";
 
 export const read: Command = {
   name: "read",
-  summary: "Mark a conversation read by an agent (--viewed: only seen), up to its end or a position",
   usage: `Usage: tenexd read [--project DIR] [--json] -a AGENT -c CONVERSATION [--up-to N] [--viewed]
 
 Read tracking: an agent's unread messages are those after its read mark (by log position) that

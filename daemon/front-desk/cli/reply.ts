@@ -11,7 +11,6 @@ import { requireDaemon } from "./support/sources.js";
 
 export const reply: Command = {
   name: "reply",
-  summary: "Reply as an agent in a conversation (--parent: under a given message)",
   usage: `Usage: tenexd reply [--project DIR] [--json] --from AGENT -c CONVERSATION -m TEXT [--parent MESSAGE]
                     [--to AGENT]... [--priority P] [--type T] [--expires D]
 

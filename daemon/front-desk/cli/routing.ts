@@ -13,7 +13,6 @@ import { openReads } from "./support/sources.js";
 
 export const routing: Command = {
   name: "routing",
-  summary: "Show a conversation's routing context: request, turns, open turn, looping signs",
   usage: `Usage: tenexd routing [--project DIR] [--json] -c CONVERSATION
 
 Prints the routing context the orchestrator is given ({user_request, routing_history,

@@ -16,7 +16,6 @@ export const MESSAGE_OPTIONS_HELP = `  -m, --message TEXT  The text ("-" reads i
 
 export const send: Command = {
   name: "send",
-  summary: "Send a direct message from one agent to another (their 1-on-1 conversation)",
   usage: `Usage: tenexd send [--project DIR] [--json] --from AGENT --to AGENT -m TEXT [--title T]
                    [--priority P] [--type T] [--expires D]
 

@@ -11,7 +11,6 @@ import { openReads } from "./support/sources.js";
 
 export const show: Command = {
   name: "show",
-  summary: "Show one conversation (timeline, phases, turns, execution time, viewers) or one message",
   usage: `Usage: tenexd show [--project DIR] [--json] (-c CONVERSATION [--thread] [--include-expired] | --msg MESSAGE)
 
   -c, --conversation REF  The conversation: its alias (CONV-0007), id, or a hex prefix of 6+ characters.

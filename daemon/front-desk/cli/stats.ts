@@ -12,7 +12,6 @@ import { openReads } from "./support/sources.js";
 
 export const stats: Command = {
   name: "stats",
-  summary: "Show statistics: conversations by phase/status, message volume, unread and response times",
   usage: `Usage: tenexd stats [--project DIR] [--json]
 
 From the index: conversations (total, archived, by phase, by status), messages (total, last

@@ -14,7 +14,6 @@ import type { DaemonStatus, DamageRecord } from "../../../src/daemon-status.js";
 
 export const status: Command = {
   name: "status",
-  summary: "Show how the daemon is doing: relays, lag, back-fills, queues, rejections, errors, stuck turns, unread",
   usage: `Usage: tenexd status [--project DIR] [--json]
 
 Asks the running daemon for its status: uptime, each relay (connected, last event, how far
