@@ -1,27 +1,23 @@
 // Reads and validates .tenex/config.json and .tenex/agents.json (no key material yet): the
 // step `tenexd keys` needs before any key exists, and the first step of loadProject.
 
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { z } from "zod";
 import { type AgentBackend, type ProjectFiles, type ResolvedAgentEntry, type ResolvedOwner } from "./types.js";
 import { agentsSchema, type ParsedAgent } from "./agents-schema.js";
 import { configSchema } from "./config-schema.js";
 import { ConfigError, type ConfigIssue } from "./errors.js";
 import { toConfigIssues } from "./format-issues.js";
+import { requireTenexDir } from "./tenex-dir.js";
 
-export const TENEX_DIR = ".tenex";
+export { TENEX_DIR } from "./tenex-dir.js";
 export const CONFIG_FILE = "config.json";
 export const AGENTS_FILE = "agents.json";
 
 /** Reads both files; throws one ConfigError listing the problems of both. */
 export async function readProjectFiles(projectDir: string): Promise<ProjectFiles> {
-  const absProject = resolve(projectDir);
-  const tenexDir = join(absProject, TENEX_DIR);
-  if (!existsSync(tenexDir)) {
-    throw new ConfigError(tenexDir, [{ file: TENEX_DIR, path: "", problem: `not found in ${absProject}: run \`tenexd init\` there, or pass --project DIR` }]);
-  }
+  const { absProject, tenexDir } = requireTenexDir(projectDir);
   const config = await parseFile(tenexDir, CONFIG_FILE, configSchema);
   const agents = await parseFile(tenexDir, AGENTS_FILE, agentsSchema);
   if (!config.ok || !agents.ok) {

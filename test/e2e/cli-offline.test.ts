@@ -56,6 +56,15 @@ describe("reads without a daemon", () => {
     expect(readFileSync(index).equals(before)).toBe(true);
   });
 
+  it("in a directory with no .tenex/: say so and how to fix it, exit 2", async () => {
+    const empty = mkdtempSync(join(tmp, "empty-"));
+    for (const cmd of ["status", "conversations"]) {
+      const r = await cli({ ...project, dir: empty }, cmd);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`tenexd: .tenex: not found in ${empty}: run \`tenexd init\` there, or pass --project DIR\n`);
+    }
+  });
+
   it("status: not running, what the index holds; text and JSON", async () => {
     const text = await cli(project, "status");
     ok(text);
