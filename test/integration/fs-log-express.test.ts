@@ -66,6 +66,15 @@ const within = (p: Promise<unknown>, ms: number) =>
 const ns = (dir: string, id: string) =>
   readFileSync(join(dir, "conversations", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { n: number }).n);
 
+/** `conv`'s two appends are durable, in order, while `stuck` still waits; then `release` lets it finish. */
+async function durableBeforeTheStuckFlush(o: { dir: string; conv: string; both: Promise<unknown>; stuck: Promise<unknown>; release: () => void }) {
+  expect(await within(o.both, 10_000)).toBe("durable");
+  expect(ns(o.dir, o.conv)).toEqual([1, 2]);
+  expect(await within(o.stuck, 50)).toBe("still waiting");
+  o.release();
+  expect(await settled(o.stuck)).toBe("durable");
+}
+
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 1_000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
   if (!cond()) throw new Error("the flush never reached the held sync");
@@ -183,11 +192,7 @@ describe("express flushes", () => {
     const urgent = log.append(conv, [rec(2)], true);
     expect(await within(urgent, 50)).toBe("still waiting");
     release(conv);
-    expect(await within(Promise.all([first, urgent]), 10_000)).toBe("durable");
-    expect(ns(dir, conv)).toEqual([1, 2]);
-    expect(await within(stuck, 50)).toBe("still waiting");
-    release(busy);
-    expect(await settled(stuck)).toBe("durable");
+    await durableBeforeTheStuckFlush({ dir, conv, both: Promise.all([first, urgent]), stuck, release: () => release(busy) });
     await log.close();
   });
 
@@ -204,11 +209,7 @@ describe("express flushes", () => {
     const answer = log.append(conv, [rec(2)], true);
     release(conv);
     // Before: in the next batch, which waits for `busy`'s flush.
-    expect(await within(Promise.all([cursor, answer]), 10_000)).toBe("durable");
-    expect(ns(dir, conv)).toEqual([1, 2]);
-    expect(await within(stuck, 50)).toBe("still waiting");
-    release(busy);
-    expect(await settled(stuck)).toBe("durable");
+    await durableBeforeTheStuckFlush({ dir, conv, both: Promise.all([cursor, answer]), stuck, release: () => release(busy) });
     await log.close();
   });
 
