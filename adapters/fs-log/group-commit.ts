@@ -12,49 +12,22 @@
 // at once, beside a flush running for other files or none, rather than behind it (express); one
 // to a file in a flush under way goes as soon as that file's part of it is durable, ahead of the
 // next batch. Ordinary appends' file calls pass a gate to libuv's pool, urgent ones go by it
-// (pool-gate.ts).
+// (pool-gate.ts). How one batch is written, synced and resolved is batch-flush.ts.
 
-import { dirname } from "node:path";
 import type { LogRecord } from "../../src/records.js";
-import { InvalidRecordError, LogError, LogWriteError } from "./errors.js";
+import { BatchFlusher, type Batch, type Opening, type Pending } from "./batch-flush.js";
+import { InvalidRecordError } from "./errors.js";
 import type { FileOps } from "./file-ops.js";
 import type { FileTable, OpenLog } from "./file-table.js";
 import { encodeRecords } from "./record-line.js";
 import type { WriterStats } from "../../src/daemon-status.js";
 
-interface Pending {
-  /**
-   * The lines, joined by "\n", without the last newline, as UTF-8. Encoded at once: a string
-   * of this size that waits for the flush is copied by every young-generation GC until then,
-   * and a burst holds thousands of them; the bytes live outside the JS heap.
-   */
-  bytes: Buffer;
-  firstN: number;
-  lastN: number;
-  records: number;
-  /** The file's size after these lines, once written. */
-  end: number;
-  resolve: (end: number) => void;
-  reject: (e: Error) => void;
-}
-
 // `reads`: opens of files to read, by file, run at once (see exclusiveFor); `passed`: a group
 // of reads went ahead of this batch; `opening`: its new files, opened before its turn (openEarly).
 type Stage =
-  | { batch: Map<string, Pending[]>; passed?: boolean; opening?: Map<string, Promise<OpenLog | undefined>> }
+  | { batch: Batch; passed?: boolean; opening?: Opening }
   | { op: () => Promise<void> }
   | { reads: Map<string, () => Promise<void>> };
-
-interface Target {
-  file: OpenLog;
-  /** The lane of its flush's file calls. */
-  ops: FileOps;
-  accepted: Pending[];
-  /** The file's size and last position before this flush: what a failure reverts to. */
-  start: number;
-  startN: number;
-  error?: Error;
-}
 
 export class GroupCommitWriter {
   private readonly queue: Stage[] = [];
@@ -65,19 +38,19 @@ export class GroupCommitWriter {
   /** The stage under way; an express flush runs only beside a flush. */
   private current: Stage | undefined;
   /** The express flush gathering appends this turn of the event loop (started on the next). */
-  private gathering: { batch: Map<string, Pending[]>; opening: Map<string, Promise<OpenLog | undefined>> } | undefined;
+  private gathering: { batch: Batch; opening: Opening } | undefined;
   /** Files with an urgent append waiting because the flush under way holds them: express after their part. */
   private readonly afterCurrent = new Set<string>();
   /** The same for files in an express flush under way: express again once it is done. */
   private readonly afterExpress = new Set<string>();
-  /** Files whose part of a flush under way is done (durable, or failed), its appends not settled yet (at the flush's end). */
-  private readonly unsettled = new Map<string, Target>();
   /** Files whose part of the flush under way was resolved early, for an urgent append: it need not wait. */
   private readonly doneInCurrent = new Set<string>();
   /** Files in express flushes, gathering or running: nothing else touches them meanwhile. */
   private readonly expressFiles = new Set<string>();
   /** Express flushes not finished: the next stage waits for them. */
   private readonly expressRuns = new Set<Promise<void>>();
+
+  private readonly flusher: BatchFlusher;
 
   /**
    * `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush.
@@ -87,7 +60,9 @@ export class GroupCommitWriter {
     private readonly files: FileTable,
     private readonly lanes: { bulk: FileOps; urgent: FileOps },
     private readonly chunk: number,
-  ) {}
+  ) {
+    this.flusher = new BatchFlusher(files, chunk, this.counts);
+  }
 
   stats(): WriterStats {
     return { ...this.counts };
@@ -214,12 +189,11 @@ export class GroupCommitWriter {
       return false;
     }
     if (cur?.batch.has(id) && !this.doneInCurrent.has(id)) {
-      const done = this.unsettled.get(id);
-      if (!done) {
+      if (!this.flusher.settleEarly(id)) {
         this.afterCurrent.add(id);
         return false;
       }
-      this.settleEarly(done);
+      this.doneInCurrent.add(id);
     }
     this.toExpress(id, entry);
     return true;
@@ -260,7 +234,7 @@ export class GroupCommitWriter {
       const run: Promise<void> = Promise.resolve()
         .then(() => {
           this.gathering = undefined;
-          return this.flush(gathering.batch, this.lanes.urgent, gathering.opening);
+          return this.flusher.flush(gathering.batch, this.lanes.urgent, gathering.opening);
         })
         .finally(() => {
           const next: string[] = [];
@@ -295,7 +269,7 @@ export class GroupCommitWriter {
       this.current = stage;
       if ("op" in stage) await stage.op();
       else if ("reads" in stage) await Promise.all([...stage.reads.values()].map((open) => open()));
-      else await this.flush(stage.batch, this.lanes.bulk, stage.opening);
+      else await this.flusher.flush(stage.batch, this.lanes.bulk, stage.opening, (id) => this.partDone(id));
       this.current = undefined;
       this.inStage = false;
       // Held by an exclusive stage, or their file's part of the flush failed before its settle.
@@ -306,169 +280,11 @@ export class GroupCommitWriter {
     this.running = false;
   }
 
-  private async flush(batch: Map<string, Pending[]>, ops: FileOps, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
-    this.counts.flushes++;
-    const ids = [...batch.keys()];
-    for (let i = 0; i < ids.length; i += this.chunk) {
-      const some = ids.slice(i, i + this.chunk);
-      try {
-        await this.flushFiles(some, batch, ops, opening);
-      } catch (e) {
-        // Not a write failure (those are per file): fail what is left rather than hang it.
-        for (const id of some) for (const p of batch.get(id) ?? []) p.reject(asLogError(id, e));
-      }
-    }
+  // A file of the flush under way is done: an urgent append waiting for it goes express now.
+  private partDone(id: string): void {
+    if (!this.afterCurrent.delete(id)) return;
+    this.flusher.settleEarly(id);
+    this.doneInCurrent.add(id);
+    this.expressWaiting([id]);
   }
-
-  private async flushFiles(ids: string[], batch: Map<string, Pending[]>, ops: FileOps, opening?: Map<string, Promise<OpenLog | undefined>>): Promise<void> {
-    // Opened together: one after the other, creating 200 new files took longer than writing
-    // and syncing them.
-    const opened = await Promise.all(ids.map(async (id): Promise<Target | undefined> => {
-      const pending = batch.get(id) as Pending[];
-      let file: OpenLog;
-      try {
-        file = (await (opening?.get(id) ?? this.files.acquire(id, true, ops))) as OpenLog;
-      } catch (e) {
-        for (const p of pending) p.reject(asLogError(id, e));
-        return undefined;
-      }
-      return { file, ops, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
-    }));
-    const targets = opened.filter((t): t is Target => t !== undefined);
-    // New files' directory entries are synced alongside their data, not after it: both are owed
-    // before anything resolves, in either order, and one after the other they cost a trigger
-    // that opens a conversation two syncs instead of one. The appends resolve together at the
-    // end (one batch for the index, not one per file), except a file an urgent append waits for:
-    // its part resolves as soon as it is durable and the urgent append goes express from there.
-    const entries = this.syncNewEntries(targets, ops);
-    // Every file's part is waited for, even if one throws: none may be left unsettled, or found
-    // in `unsettled` by a later flush.
-    const parts = await Promise.allSettled(targets.map(async (t) => {
-      await this.writeAndSync(t);
-      if (t.file.fresh && !t.error && t.accepted.length > 0) {
-        const e = (await entries).get(dirname(t.file.path));
-        if (e === undefined) t.file.fresh = false;
-        else await this.fail(t, e);
-      }
-      this.unsettled.set(t.file.id, t);
-      if (this.afterCurrent.delete(t.file.id)) {
-        this.settleEarly(t);
-        this.expressWaiting([t.file.id]);
-      }
-    }));
-    for (const t of targets) {
-      if (this.unsettled.get(t.file.id) !== t) continue;
-      this.unsettled.delete(t.file.id);
-      this.settle(t);
-    }
-    const thrown = parts.find((p): p is PromiseRejectedResult => p.status === "rejected");
-    if (thrown) throw thrown.reason;
-  }
-
-  private settleEarly(t: Target): void {
-    this.unsettled.delete(t.file.id);
-    this.settle(t);
-    this.doneInCurrent.add(t.file.id);
-  }
-
-  // Positions only grow: an append whose records do not follow the file's last one is refused.
-  private admit(file: OpenLog, pending: Pending[]): Pending[] {
-    let last = file.lastN;
-    return pending.filter((p) => {
-      if (p.firstN > last) {
-        last = p.lastN;
-        return true;
-      }
-      p.reject(new InvalidRecordError(file.id, `n=${p.firstN} does not follow n=${last} in the log`));
-      return false;
-    });
-  }
-
-  private async writeAndSync(t: Target): Promise<void> {
-    if (t.accepted.length === 0) return;
-    const { file } = t;
-    const { start } = t;
-    const buf = encodeBatch(t.accepted, start);
-    try {
-      for (let off = 0; off < buf.length; ) {
-        const wrote = await t.ops.write(file.fd, buf, off, buf.length - off, start + off);
-        if (wrote <= 0) throw new Error(`write returned ${wrote}`);
-        off += wrote;
-      }
-      await t.ops.fdatasync(file.fd);
-      this.counts.syncs++;
-      this.counts.bytes += buf.length;
-      file.size = start + buf.length;
-      file.lastN = (t.accepted.at(-1) as Pending).lastN;
-    } catch (e) {
-      await this.fail(t, e);
-    }
-  }
-
-  private async fail(t: Target, cause: unknown): Promise<void> {
-    t.error = new LogWriteError(t.file.id, cause);
-    t.file.size = t.start;
-    t.file.lastN = t.startN;
-    await this.cutBack(t.file, t.start, t.ops);
-  }
-
-  // Leave no half line behind: cut back to the last good size. If even that fails, forget the
-  // file and cut it when it is next opened, before anything else is appended.
-  private async cutBack(file: OpenLog, size: number, ops: FileOps): Promise<void> {
-    try {
-      await ops.ftruncate(file.fd, size);
-      await ops.fdatasync(file.fd);
-    } catch {
-      // The disk is failing: a close error is one more symptom, and the cut is owed anyway.
-      await this.files.dropAndCut(file.id, size).catch(() => undefined);
-    }
-  }
-
-  // A file created in this flush exists after a power loss only once its directory is synced.
-  // Resolves with the directories whose sync failed, and why.
-  private async syncNewEntries(targets: Target[], ops: FileOps): Promise<Map<string, unknown>> {
-    const dirs = new Set(targets.filter((t) => t.file.fresh && t.accepted.length).map((t) => dirname(t.file.path)));
-    const failed = new Map<string, unknown>();
-    await Promise.all([...dirs].map(async (dir) => {
-      try {
-        await ops.syncDir(dir);
-        this.counts.syncs++;
-      } catch (e) {
-        failed.set(dir, e);
-      }
-    }));
-    return failed;
-  }
-
-  private settle(t: Target): void {
-    this.files.release(t.file);
-    for (const p of t.accepted) {
-      if (t.error) {
-        p.reject(t.error);
-      } else {
-        this.counts.appends++;
-        this.counts.records += p.records;
-        p.resolve(p.end);
-      }
-    }
-  }
-}
-
-// One buffer for all the lines of a file (one write), each append's bytes and a newline.
-// Notes where each append's lines end, counting from the file's size `start`.
-function encodeBatch(accepted: readonly Pending[], start: number): Buffer {
-  let size = 0;
-  for (const p of accepted) size += p.bytes.length + 1;
-  const buf = Buffer.allocUnsafe(size);
-  let off = 0;
-  for (const p of accepted) {
-    off += p.bytes.copy(buf, off);
-    buf[off++] = 0x0a;
-    p.end = start + off;
-  }
-  return buf;
-}
-
-function asLogError(id: string, e: unknown): Error {
-  return e instanceof LogError ? e : new LogWriteError(id, e);
 }
