@@ -34,6 +34,32 @@ export function medianRun<T extends { rate: number }>(runs: readonly T[]): { run
 export const round = (x: number, digits = 0): number => Math.round(x * 10 ** digits) / 10 ** digits;
 export const evps = (n: number, ms: number): number => Math.round(n / (ms / 1000));
 
+/**
+ * Rows the index writes for one message of the workloads: the message's own and its recipient's
+ * (each event p-tags one; the conversation's row and the search words come on top, uncounted).
+ */
+export const INDEX_ROWS_PER_MESSAGE = 2;
+
+/**
+ * A ceiling no ingest can pass on this machine: events a second the cores allow for checking
+ * each signature (when `verified`) and writing each message's index rows, counting nothing else
+ * (no parsing, no log, no routing), from the limits measured in this run; the rows have one
+ * writer (SQLite's), so they never go faster than one core writes them. Undefined when the
+ * limits were not measured.
+ */
+export function ingestCeiling(ctx: BenchContext, verified: boolean): { evps: number; text: string } | undefined {
+  const { verifyEvps, sqliteRps } = ctx.limits;
+  if (sqliteRps === undefined || (verified && verifyEvps === undefined)) return undefined;
+  const verifyUs = verified ? 1e6 / verifyEvps! : 0;
+  const rowsUs = (INDEX_ROWS_PER_MESSAGE * 1e6) / sqliteRps;
+  const evps = Math.round(Math.min((ctx.cores * 1e6) / (verifyUs + rowsUs), 1e6 / rowsUs));
+  const check = verified ? `a signature check (${round(verifyUs)} µs) and ` : "";
+  return {
+    evps,
+    text: `limit = what ${ctx.cores} cores allow for ${check}${INDEX_ROWS_PER_MESSAGE} index rows (${round(rowsUs)} µs, one writer) an event, nothing else counted`,
+  };
+}
+
 /** "limits: verify 3,200 ev/s × 2 cores, fsync 500,000 lines/s, SQLite 25,000 rows/s" (only those measured). */
 export function limitsText(ctx: BenchContext): string {
   const { verifyEvps, fsyncLps, sqliteRps } = ctx.limits;

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evps, medianRun, round, type BenchContext } from "./bench-context.js";
+import { evps, ingestCeiling, medianRun, round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject } from "./bench-project.js";
 import { indexedMessages, pollFor, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
@@ -40,7 +40,7 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) runs.push(await liveRun(events));
   const { run: { rate, ms, cores }, spread } = medianRun(runs);
   const mains = runs.map((r) => Math.round(r.mainUs)).sort((a, b) => a - b);
-  const verify = ctx.limits.verifyEvps;
+  const ceiling = ingestCeiling(ctx, true);
   return [{
     name: "ingest_main_cpu_us_per_event", value: mains[Math.floor(mains.length / 2)]!, unit: "µs",
     note: `the daemon's main thread's own CPU time (/proc/PID/task/PID/stat, user + system) from the first event sent ` +
@@ -48,11 +48,12 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
       `Its split by stage is in docs/architecture.md ("Per-event CPU budget"), from --cpu-prof profiles`,
   }, {
     name: "ingest_live_200x50_evps", value: rate, unit: "ev/s",
-    ...(verify !== undefined ? { limit: verify * ctx.cores } : {}),
+    ...(ceiling ? { limit: ceiling.evps } : {}),
     note: `tenexd as a child process, the ${events.length} events of 200 × 50 in created_at order pushed down its live ` +
       `subscription from loopback as fast as the socket takes them (a load generator, not a relay: a relay's publish path ` +
       `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${spread ? `${spread}, each a fresh project; the median run: ` : ""}${Math.round(ms)} ms from the first ` +
-      `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores}; limit = verify rate × ${ctx.cores} cores`,
+      `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores} ` +
+      `(${Math.round((cores * ms * 1000) / events.length)} µs an event in all its threads); ${ceiling?.text ?? "limit not measured"}`,
   }];
 }
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evps, round, type BenchContext } from "./bench-context.js";
+import { evps, ingestCeiling, round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject, type BenchProject } from "./bench-project.js";
 import {
   cachedRelayDb, copyRelayDb, coresOver, indexedMessages, logLine, startDaemon, startRelay, type DaemonChild, type RelayChild,
@@ -120,12 +120,12 @@ export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenari
   scenario.stored = run.indexed;
   const stored = Math.min(run.indexed, expected);
   const rate = evps(stored, run.ms);
-  const single = ctx.limits.verifyEvps;
+  const ceiling = ingestCeiling(ctx, true);
   return [{
     name: "ingest_relay_200x50_evps", value: rate, unit: "ev/s", goal: goalText("ingest_relay_200x50_evps"),
-    ...(single !== undefined ? { limit: single } : {}),
+    ...(ceiling ? { limit: ceiling.evps } : {}),
     note: `tenexd as a child process, first back-fill from a relay child process (seeded directly), every signature verified; ` +
       `${stored} events stored and indexed in ${Math.round(run.ms)} ms (${backfillText(run, expected)}, of ${ctx.cores}); ` +
-      `limit = one core's verify rate with the verifier the daemon chose (verify_limit_evps)${single !== undefined ? ` (${round(rate / single, 2)}× of one core)` : ""}`,
+      `${ceiling ? `${ceiling.text} (${round(rate / ceiling.evps, 2)}× of it)` : "limit not measured"}`,
   }];
 }
