@@ -170,13 +170,16 @@ export interface FakeConnection {
   closed: Promise<number>;
 }
 
+/** What the fake relay reads of a REQ's filters. */
+export interface Filter { limit?: number; since?: number }
+
 export interface FakeRelay {
   url: string;
   /**
-   * The next fetch (a back-fill's or a thread fetch's REQ) is answered by `answer` instead of the
-   * events to serve: one fetch only, the following ones are served as usual.
+   * The next fetch (a back-fill's or a thread fetch's REQ) that `takes` accepts (default: any) is
+   * answered by `answer` instead of the events to serve: one fetch only, the others as usual.
    */
-  onNextFetch(answer: (conn: FakeConnection) => Promise<void> | void): void;
+  onNextFetch(answer: (conn: FakeConnection) => Promise<void> | void, takes?: (filters: Filter[]) => boolean): void;
   /** The connections with a live subscription. */
   liveConnections(): FakeConnection[];
   /** What it answers to every fetch (a REQ not all `limit: 0`), whatever the filter, before EOSE. */
@@ -202,7 +205,7 @@ export async function startFakeRelay(): Promise<FakeRelay> {
   const live = new Map<WebSocket, Set<string>>();
   const raw = new Map<WebSocket, Omit<FakeConnection, "subId">>();
   let served: readonly unknown[] = [];
-  let nextFetch: ((conn: FakeConnection) => Promise<void> | void) | undefined;
+  let nextFetch: { answer: (conn: FakeConnection) => Promise<void> | void; takes: (filters: Filter[]) => boolean } | undefined;
   let made = 0;
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   wss.on("connection", (ws, req) => {
@@ -222,11 +225,11 @@ export async function startFakeRelay(): Promise<FakeRelay> {
     }
     if (msg[0] === "REQ") {
       const subId = String(msg[1]);
-      const filters = msg.slice(2) as { limit?: number }[];
+      const filters = msg.slice(2) as Filter[];
       if (filters.every((f) => f.limit === 0)) {
         live.get(ws)?.add(subId);
-      } else if (nextFetch) {
-        const answer = nextFetch;
+      } else if (nextFetch?.takes(filters)) {
+        const { answer } = nextFetch;
         nextFetch = undefined;
         void answer({ ...raw.get(ws)!, subId });
         return;
@@ -245,7 +248,7 @@ export async function startFakeRelay(): Promise<FakeRelay> {
   return {
     url: `ws://127.0.0.1:${port}`,
     serve: (events) => (served = events),
-    onNextFetch: (answer) => (nextFetch = answer),
+    onNextFetch: (answer, takes = () => true) => (nextFetch = { answer, takes }),
     liveConnections: () => [...live].flatMap(([ws, subs]) => (subs.size > 0 && ws.readyState === ws.OPEN ? [{ ...raw.get(ws)!, subId: [...subs][0]! }] : [])),
     liveSubs: () => [...live.values()].flatMap((s) => [...s]),
     connections: () => live.size,
