@@ -177,7 +177,7 @@ export class GroupCommitWriter {
    * move along with it, ahead of this one (with the new file that batch is opening early). When
    * the flush under way holds `id`, the append waits in the last batch and goes express as soon
    * as `id`'s part of that flush is durable (expressWaiting), not when the slowest of its files is,
-   * nor behind the whole next batch (an agent's answer, under load: up to 1.2 s). Each file's appends
+   * nor behind the whole next batch (a flush of every conversation, under load). Each file's appends
    * keep their order; the next stage waits until the express flushes are done (drain), so one
    * file is never in two flushes at once.
    */
