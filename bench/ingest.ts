@@ -1,6 +1,7 @@
 // Ingest "stored and indexed" (bench/goals.ts): the daemon's own InboundRoute over the real
 // FileConversationLog (fsync'd, group commit), SqliteIndex, ConversationStore and queues in a
-// temp dir, every signature checked by a VerifierPool on all cores. Events are submitted as
+// temp dir, every signature checked by a VerifierPool on all cores, with the verifier the daemon
+// would choose here (verifier-choice.ts). Events are submitted as
 // fast as the pipeline takes them (none awaited before the next). The clock stops when the
 // index holds every event: an event is acknowledged once durable in its log, and the index is
 // fed after that, so "stored and indexed" ends later than the last acknowledgement (that rate
@@ -17,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { chooseVerifier } from "../adapters/verify/verifier-choice.js";
 import { VerifierPool } from "../adapters/verify/verifier-pool.js";
 import type { NostrEvent } from "../src/types.js";
 import { configSchema } from "../daemon/config/config-schema.js";
@@ -33,6 +35,8 @@ import { benchKeys, benchProjectInfo, inArrivalOrder, loadDataset, SHAPES } from
 // The daemon's limits as config.json's defaults make them.
 const LIMITS = configSchema.shape.limits.parse(undefined);
 const CHUNK = 100;
+// The daemon's choice (bcrypto native when it loads and passes its self-test, else nostr-wasm).
+const BACKEND = chooseVerifier().backend;
 
 class IngestFailedError extends Error {
   override name = "IngestFailedError";
@@ -58,7 +62,7 @@ async function harness(verify: boolean, indexWrites = true): Promise<Harness> {
   const applier = indexWrites ? new OnDemandIndexWriter(sqlite) : undefined;
   const store = new ConversationStore({ log, index, ...(applier ? { applier } : {}), recipientsOf: projectRecipients(info), isBusy: (id) => queues.isBusy(id), onIndexError: (err) => indexErrors.push(err) });
   await store.init();
-  const pool = verify ? new VerifierPool() : undefined;
+  const pool = verify ? new VerifierPool({ backend: BACKEND }) : undefined;
   const verifier = pool ?? { check: async () => "ok" as const };
   // Every agent is a mailbox here, as in the child-process benchmarks: no agent program runs.
   const pipeline = new InboundRoute({
@@ -177,7 +181,7 @@ export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
   return [
     {
       name: "ingest_1x5000_evps", value: one1.evps, unit: "ev/s", goal: goalText("ingest_1x5000_evps"), ...limitOf(verified),
-      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${ctx.cores} workers), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
+      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${ctx.cores} workers, ${BACKEND}), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
     },
     {
       name: "ingest_1x5000_tail_ratio", value: round(last / first, 2), unit: "×", goal: goalText("ingest_1x5000_tail_ratio"),

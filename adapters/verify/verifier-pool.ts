@@ -8,7 +8,7 @@ import { availableParallelism } from "node:os";
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from "./errors.js";
-import type { VerifierBackend } from "./verifier-choice.js";
+import { chooseVerifier, type VerifierBackend } from "./verifier-choice.js";
 import type { Verdict } from "./verify-protocol.js";
 import { workerFile } from "./worker-file.js";
 import { WorkerSlot, type Batch, type OnWorkerStart } from "./worker-slot.js";
@@ -22,7 +22,11 @@ export interface VerifierPoolOptions {
   lingerMs?: number;
   /** Called with every worker started, replacements included (thread ids for status, tests). */
   onWorkerStart?: OnWorkerStart;
-  /** The verifier the workers run (verifier-choice.ts); default nostr-wasm. */
+  /**
+   * The verifier the workers run; default: chosen now (verifier-choice.ts), as the daemon's.
+   * (The default was nostr-wasm, and the in-process ingest benchmark measured the fallback
+   * for weeks while its notes and ceiling assumed the native verifier.)
+   */
   backend?: VerifierBackend;
 }
 
@@ -47,6 +51,8 @@ interface Waiting {
 const MAX_ATTEMPTS = 2;
 
 export class VerifierPool implements EventVerifier {
+  /** The verifier its workers run. */
+  readonly backend: VerifierBackend;
   private readonly slots: WorkerSlot[];
   private readonly maxBatch: number;
   private readonly lingerMs: number;
@@ -61,8 +67,9 @@ export class VerifierPool implements EventVerifier {
     this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
     this.lingerMs = opts.lingerMs ?? 1;
     const file = workerFile();
+    const backend = (this.backend = opts.backend ?? chooseVerifier().backend);
     this.slots = Array.from({ length: workers }, (_, i) =>
-      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart, opts.backend));
+      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart, backend));
   }
 
   verify(ev: NostrEvent): Promise<boolean> {

@@ -37,8 +37,8 @@ export class WorkerSlot {
     readonly index: number,
     private readonly file: URL,
     private readonly onCrash: OnCrash,
-    private readonly onStart?: OnWorkerStart,
-    private readonly backend: VerifierBackend = "nostr-wasm",
+    private readonly onStart: OnWorkerStart | undefined,
+    private readonly backend: VerifierBackend,
   ) {
     this.spawn();
   }

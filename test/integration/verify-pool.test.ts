@@ -5,6 +5,7 @@ import type { Worker } from "node:worker_threads";
 import { initNostrWasm } from "nostr-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerifierClosedError, VerifierError } from "../../adapters/verify/errors.js";
+import { chooseVerifier } from "../../adapters/verify/verifier-choice.js";
 import { VerifierPool } from "../../adapters/verify/verifier-pool.js";
 import { wasmCheck, wasmVerify } from "../../adapters/verify/wasm-verify.js";
 import type { NostrEvent } from "../../src/types.js";
@@ -70,6 +71,16 @@ describe("VerifierPool", () => {
     const bad = [...corrupted.keys()];
     expect(await pool.checkBatch(bad.map((i) => events[i]!))).toEqual(bad.map((i) => corrupted.get(i)));
     expect(pool.stats()).toMatchObject({ workers: 2, crashes: 0, inflight: 0, queued: 0 });
+  });
+
+  it("runs the verifier the daemon would choose when none is given, not the fallback", async () => {
+    // The in-process ingest benchmark built its pool without a backend and measured nostr-wasm
+    // (~2,000 ev/s against ~5,000) while its notes and ceiling assumed the native verifier.
+    expect(chooseVerifier().backend).toBe("bcrypto-native");
+    const pool = open({ workers: 1 });
+    expect(pool.backend).toBe("bcrypto-native");
+    expect(open({ workers: 1, backend: "nostr-wasm" }).backend).toBe("nostr-wasm");
+    expect(await pool.verifyBatch(events.slice(0, 50))).toEqual(events.slice(0, 50).map((_, i) => !corrupted.has(i)));
   });
 
   it("micro-batches single verify() calls and answers each one", async () => {
