@@ -11,7 +11,8 @@
 // Clocks: the script's `date +%s%N` and this process's performance.timeOrigin + now(), both the
 // system's real-time clock. The spawn figure includes `sh` starting and one `date` (~1-2 ms).
 
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,7 @@ const IDLE_GAP_MS = 40;
 const LOADED_TRIGGERS = 50;
 const BACKGROUND_EVPS = 2_000;
 const nowMs = () => performance.timeOrigin + performance.now();
+const FLOOR_HOST = join(import.meta.dirname, "trigger-floor-host.js");
 
 const SCRIPT = (log: string) => `#!/bin/sh
 s=$(date +%s%N)
@@ -96,90 +98,152 @@ const pct = (xs: number[], p: number) => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> {
-  const keys = benchKeys();
-  const sk = generateSecretKey();
+interface Latencies {
+  idleMs: number[];
+  loadedMs: number[];
+  answerMs: number[];
+  /** The background's rate as sent. */
+  pushedEvps: number;
+  backgroundEvents: number;
+}
+
+/**
+ * The same sequence for either host: 60 idle triggers, then 50 among the background at
+ * BACKGROUND_EVPS, all down the relay's live subscription; waits until each is answered.
+ */
+async function drive(relay: LatencyRelay, owner: Uint8Array, agentPk: string, coordinate: string, background: readonly NostrEvent[], log: string): Promise<Latencies> {
+  const ws = await pollFor(() => relay.live(), 30_000, "no live subscription");
+  const head = `["EVENT",${JSON.stringify(relay.subId())},`;
+  const trigger = (i: number): NostrEvent => finalizeEvent({
+    kind: 11, created_at: Math.floor(Date.now() / 1000), content: `latency ${i}`,
+    tags: [["a", coordinate], ["title", `latency ${i}`], ["p", agentPk]],
+  }, owner) as NostrEvent;
+  const sent = new Map<string, number>();
+  const send = (ev: NostrEvent) => {
+    ws.send(`${head}${JSON.stringify(ev)}]`);
+    sent.set(ev.id, nowMs());
+  };
+  // Idle: one trigger at a time, a pause between.
+  const idle: string[] = [];
+  for (let i = 0; i < IDLE_TRIGGERS; i++) {
+    const ev = trigger(i);
+    idle.push(ev.id);
+    send(ev);
+    await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
+  }
+  // Loaded: the background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
+  const loaded: string[] = [];
+  const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
+  const every = Math.floor(bodies.length / LOADED_TRIGGERS);
+  const t0 = performance.now();
+  for (let i = 0; i < bodies.length; i++) {
+    const due = t0 + (i * 1000) / BACKGROUND_EVPS;
+    if (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+    ws.send(bodies[i]!);
+    if (i % every === 0) {
+      const ev = trigger(IDLE_TRIGGERS + i);
+      loaded.push(ev.id);
+      send(ev);
+    }
+  }
+  const pushedMs = performance.now() - t0;
+  const all = [...idle, ...loaded];
+  await pollFor(() => (all.every((id) => relay.replies.has(id)) ? true : undefined), 60_000, `not every trigger answered (${relay.replies.size} of ${all.length})`);
+  const seen = new Map(readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => {
+    const [id, s, p] = l.split(" ");
+    return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
+  }));
+  const spawnMs = (ids: string[]) => ids.map((id) => seen.get(id)!.spawned - sent.get(id)!);
+  return {
+    idleMs: spawnMs(idle), loadedMs: spawnMs(loaded),
+    answerMs: all.map((id) => relay.replies.get(id)! - seen.get(id)!.printed),
+    pushedEvps: Math.round(bodies.length / (pushedMs / 1000)), backgroundEvents: bodies.length,
+  };
+}
+
+/** The agent's script, writing its timestamps to `log`. */
+function writeScript(dir: string, name: string): { script: string; log: string } {
+  const log = join(dir, `${name}.log`);
+  const script = join(dir, `${name}.sh`);
+  writeFileSync(script, SCRIPT(log));
+  chmodSync(script, 0o755);
+  return { script, log };
+}
+
+/** tenexd as a child process, the script as a command agent. */
+async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, background: readonly NostrEvent[]): Promise<Latencies> {
   const agentPk = getPublicKey(sk);
-  const background = await liveEvents(ctx);
-  const dir = mkdtempSync(join(tmpdir(), "tenexd-trigger-bench-"));
   const relay = await startLatencyRelay(agentPk);
   try {
     const project = writeBenchProject(join(dir, "project"), keys, [relay.url]);
-    const log = join(dir, "spawns.log");
-    const script = join(dir, "agent.sh");
-    writeFileSync(script, SCRIPT(log));
-    chmodSync(script, 0o755);
+    const { script, log } = writeScript(dir, "daemon-agent");
     writeFileSync(join(project.tenexDir, "keys", "latency.key"), `${Buffer.from(sk).toString("hex")}\n`, { mode: 0o600 });
     const agentsFile = join(project.tenexDir, "agents.json");
     const agents = JSON.parse(readFileSync(agentsFile, "utf8")) as { agents: unknown[] };
     agents.agents.push({ slug: "latency", name: "Latency", role: "latency", key: { file: "keys/latency.key" }, backend: { type: "command", command: ["/bin/sh", script] } });
     writeFileSync(agentsFile, JSON.stringify(agents, null, 2));
-
     const daemon = await startDaemon(project.dir);
     try {
       await logLine(daemon, "caught up", 30_000);
-      const ws = await pollFor(() => relay.live(), 30_000, "no live subscription");
-      const head = `["EVENT",${JSON.stringify(relay.subId())},`;
-      const owner = Uint8Array.from(Buffer.from(keys.owner.sk, "hex"));
-      const trigger = (i: number): NostrEvent => finalizeEvent({
-        kind: 11, created_at: Math.floor(Date.now() / 1000), content: `latency ${i}`,
-        tags: [["a", benchCoordinate(keys)], ["title", `latency ${i}`], ["p", agentPk]],
-      }, owner) as NostrEvent;
-      const sent = new Map<string, number>();
-      const send = (ev: NostrEvent) => {
-        ws.send(`${head}${JSON.stringify(ev)}]`);
-        sent.set(ev.id, nowMs());
-      };
-      // Idle: one trigger at a time, a pause between.
-      const idle: string[] = [];
-      for (let i = 0; i < IDLE_TRIGGERS; i++) {
-        const ev = trigger(i);
-        idle.push(ev.id);
-        send(ev);
-        await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
-      }
-      // Loaded: the background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
-      const loaded: string[] = [];
-      const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
-      const every = Math.floor(bodies.length / LOADED_TRIGGERS);
-      const t0 = performance.now();
-      for (let i = 0; i < bodies.length; i++) {
-        const due = t0 + (i * 1000) / BACKGROUND_EVPS;
-        if (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
-        ws.send(bodies[i]!);
-        if (i % every === 0) {
-          const ev = trigger(IDLE_TRIGGERS + i);
-          loaded.push(ev.id);
-          send(ev);
-        }
-      }
-      const pushedMs = performance.now() - t0;
-      const all = [...idle, ...loaded];
-      const spawns = () => new Map(readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => {
-        const [id, s, p] = l.split(" ");
-        return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
-      }));
-      await pollFor(() => (all.every((id) => relay.replies.has(id)) ? true : undefined), 60_000, `not every trigger answered (${relay.replies.size} of ${all.length})`);
-      const seen = spawns();
-      const spawnMs = (ids: string[]) => ids.map((id) => seen.get(id)!.spawned - sent.get(id)!);
-      const answerMs = all.map((id) => relay.replies.get(id)! - seen.get(id)!.printed);
-      const idleMs = spawnMs(idle), loadedMs = spawnMs(loaded);
-      const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
-      const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
-      return [
-        { name: "trigger_spawn_p50_ms", value: round(pct(idleMs, 50), 1), unit: "ms", note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(idleMs)}; from the frame sent to the script's first \`date\`` },
-        { name: "trigger_spawn_p99_ms", value: round(pct(idleMs, 99), 1), unit: "ms", note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS}: the second largest)` },
-        {
-          name: "trigger_spawn_loaded_p99_ms", value: round(pct(loadedMs, 99), 1), unit: "ms",
-          note: `${loaded.length} triggers among ${bodies.length} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${Math.round(bodies.length / (pushedMs / 1000))} ev/s; they set nobody to work): ${stats(loadedMs)}`,
-        },
-        { name: "answer_to_relay_p99_ms", value: round(pct(answerMs, 99), 1), unit: "ms", note: `all ${all.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(answerMs)}` },
-      ];
+      return await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log);
     } finally {
       await daemon.stop();
     }
   } finally {
     await relay.close();
+  }
+}
+
+/** The floor: the minimal host of trigger-floor-host.ts, same relay, script and sequence. */
+async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, background: readonly NostrEvent[], layout: "journal" | "files"): Promise<Latencies> {
+  const agentPk = getPublicKey(sk);
+  const relay = await startLatencyRelay(agentPk);
+  const { script, log } = writeScript(dir, `floor-${layout}-agent`);
+  const where = join(dir, `floor-${layout}`);
+  if (layout === "files") mkdirSync(where);
+  const host = spawn(process.execPath, [FLOOR_HOST, relay.url, script, where, ...(layout === "files" ? ["files"] : [])], {
+    stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, FLOOR_AGENT_SK: Buffer.from(sk).toString("hex") },
+  });
+  const exited = new Promise<void>((r) => host.once("exit", () => r()));
+  try {
+    return await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log);
+  } finally {
+    host.kill("SIGTERM");
+    await exited;
+    await relay.close();
+  }
+}
+
+const ownerKey = (keys: ReturnType<typeof benchKeys>) => Uint8Array.from(Buffer.from(keys.owner.sk, "hex"));
+
+export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> {
+  const keys = benchKeys();
+  const background = await liveEvents(ctx);
+  const dir = mkdtempSync(join(tmpdir(), "tenexd-trigger-bench-"));
+  try {
+    const d = await daemonRun(dir, keys, generateSecretKey(), background);
+    const f = await floorRun(dir, keys, generateSecretKey(), background, "journal");
+    const ff = await floorRun(dir, keys, generateSecretKey(), background, "files");
+    const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
+    const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
+    const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned once its trigger is durable, its answer signed, made durable and sent; no conversation state, no index)`;
+    const files = `the same host with a file per conversation, as tenexd's log (a flush syncs every file it touched, a new file's directory too)`;
+    return [
+      {
+        name: "trigger_spawn_p50_ms", value: round(pct(d.idleMs, 50), 1), unit: "ms", limit: round(pct(f.idleMs, 50), 1),
+        note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}`,
+      },
+      { name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1), note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS}: the second largest); limit: the floor's` },
+      {
+        name: "trigger_spawn_loaded_p99_ms", value: round(pct(d.loadedMs, 99), 1), unit: "ms", limit: round(pct(f.loadedMs, 99), 1),
+        note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}`,
+      },
+      {
+        name: "answer_to_relay_p99_ms", value: round(pct(d.answerMs, 99), 1), unit: "ms", limit: round(pct(f.answerMs, 99), 1),
+        note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}`,
+      },
+    ];
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }

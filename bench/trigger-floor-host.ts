@@ -1,0 +1,118 @@
+// The floor beside the trigger figures (bench/trigger-latency.ts): the least an agent host must
+// do between a trigger on the socket and its agent's process, and between the agent's answer and
+// the relay, on this machine. One process, no conversation state, no index, no queues: each
+// EVENT frame parsed once and its signature checked natively on the main thread; every event
+// appended to one journal file and fdatasync'd (group commit: what arrives during a sync goes in
+// the next); a trigger (an event p-tagging the agent) spawns the agent's script once durable, with
+// the event on its stdin; its printed answer is signed natively, made durable the same way and sent
+// to the relay. What tenexd does beyond this (checks, the fold, a log per conversation, the index,
+// runs recorded before they start) is what the figures' ratio to this floor prices.
+//
+// With a fourth argument `files`, JOURNAL is a directory and each conversation (the root's id: an
+// `E` tag, else the event's own) has a file of its own there, as tenexd's log does: a flush writes
+// and fdatasyncs every file it touched, and a new file's directory is synced too. The two floors
+// side by side price that layout apart from the rest of the daemon.
+//
+//   node dist/bench/trigger-floor-host.js RELAY_URL SCRIPT JOURNAL [files]   (FLOOR_AGENT_SK: the agent's key, hex)
+
+import { spawn } from "node:child_process";
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { KeySigner } from "../adapters/nostr/key-signer.js";
+import { loadNativeCheck } from "../adapters/verify/native-verify.js";
+import type { NostrEvent } from "../src/types.js";
+
+const [url, script, journalPath, layout] = process.argv.slice(2) as (string | undefined)[];
+const sk = process.env.FLOOR_AGENT_SK;
+if (!url || !script || !journalPath || !sk) throw new Error("usage: trigger-floor-host.js RELAY_URL SCRIPT JOURNAL (FLOOR_AGENT_SK set)");
+const agentScript: string = script;
+const native = loadNativeCheck();
+if (!("check" in native)) throw new Error(`the floor verifies natively: ${native.reason}`);
+const check = native.check;
+const signer = new KeySigner(Uint8Array.from(Buffer.from(sk, "hex")));
+const perConversation = layout === "files";
+const dir = journalPath;
+const journal = perConversation ? undefined : await open(journalPath, "a");
+const files = new Map<string, FileHandle>();
+
+// Group commit: lines waiting for the next flush (by file: "" is the journal), and what to do once each is durable.
+let lines = new Map<string, string[]>();
+let after: (() => void)[] = [];
+let flushing = false;
+
+function append(file: string, line: string, then?: () => void): void {
+  const key = perConversation ? file : "";
+  const list = lines.get(key);
+  if (list) list.push(line);
+  else lines.set(key, [line]);
+  if (then) after.push(then);
+  if (!flushing) void flush();
+}
+
+async function flush(): Promise<void> {
+  flushing = true;
+  while (lines.size > 0) {
+    const batch = lines;
+    const done = after;
+    lines = new Map();
+    after = [];
+    await Promise.all([...batch].map(([file, list]) => writeDurably(file, list.join(""))));
+    for (const f of done) f();
+  }
+  flushing = false;
+}
+
+async function writeDurably(file: string, text: string): Promise<void> {
+  let handle = journal ?? files.get(file);
+  const created = !handle;
+  if (!handle) {
+    handle = await open(join(dir, `${file}.jsonl`), "a");
+    files.set(file, handle);
+  }
+  await handle.write(text);
+  await handle.datasync();
+  if (created) {
+    const d = await open(dir, "r");
+    await d.sync();
+    await d.close();
+  }
+}
+
+// The file is named after it: an id the signature covers, or a tag's value only when it is 64 hex digits.
+const conversationOf = (ev: NostrEvent) => {
+  const root = ev.tags.find((t) => t[0] === "E")?.[1];
+  return root !== undefined && /^[0-9a-f]{64}$/.test(root) ? root : ev.id;
+};
+
+const ws = new WebSocket(url);
+ws.on("open", () => ws.send(JSON.stringify(["REQ", "floor", { kinds: [1, 11, 1111], limit: 0 }])));
+ws.on("message", (data) => {
+  const msg = JSON.parse(String(data)) as unknown[];
+  if (msg[0] !== "EVENT") return;
+  const ev = msg[2] as NostrEvent;
+  if (check(ev) !== "ok") return;
+  const trigger = ev.tags.some((t) => t[0] === "p" && t[1] === signer.pubkey);
+  append(conversationOf(ev), `${JSON.stringify(ev)}\n`, trigger ? () => run(ev) : undefined);
+});
+
+function run(ev: NostrEvent): void {
+  const child = spawn("/bin/sh", [agentScript], { stdio: ["pipe", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
+  child.stdin.end(JSON.stringify(ev));
+  child.on("close", () => void answer(ev, out));
+}
+
+async function answer(root: NostrEvent, content: string): Promise<void> {
+  const reply = await signer.sign({
+    kind: 1111, created_at: Math.floor(Date.now() / 1000), content,
+    tags: [["E", root.id], ["p", root.pubkey]],
+  });
+  append(root.id, `${JSON.stringify(reply)}\n`, () => ws.send(JSON.stringify(["EVENT", reply])));
+}
+
+process.on("SIGTERM", () => {
+  ws.close();
+  void Promise.all([journal, ...files.values()].map((h) => h?.close())).then(() => process.exit(0));
+});
