@@ -13,7 +13,7 @@ import { initNostrWasm } from "nostr-wasm";
 import type { NostrEvent } from "../src/types.js";
 import { round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject, type BenchProject } from "./bench-project.js";
-import { pollFor, seedRelay, startDaemon, startRelay, type DaemonChild } from "./child-daemon.js";
+import { daemonApi, pollFor, seedRelay, startDaemon, startRelay, type DaemonChild } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { goalText } from "./goals.js";
 import { benchCoordinate, benchKeys, type BenchKeys } from "./workload.js";
@@ -67,14 +67,6 @@ interface Sample {
   external: number;
 }
 
-async function api(tenexDir: string, path: string): Promise<any> {
-  const port = readFileSync(join(tenexDir, "daemon.port"), "utf8").trim();
-  const token = readFileSync(join(tenexDir, "daemon.token"), "utf8").trim();
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
-  return res.json();
-}
-
 function configure(tenexDir: string, relay: string, cacheBytes: number): void {
   const file = join(tenexDir, "config.json");
   const config = JSON.parse(readFileSync(file, "utf8"));
@@ -92,7 +84,7 @@ async function measured(project: BenchProject, body: (d: DaemonChild) => Promise
     const busy = d.rssMb().rss;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const { rss, peak } = d.rssMb();
-    const { store, memory } = await api(project.tenexDir, "/api/v1/status");
+    const { store, memory } = await daemonApi(project.tenexDir, "/api/v1/status");
     return {
       busy, rss, peak, cachedBytes: store.cachedBytes, cachedConversations: store.cachedConversations,
       heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external,
@@ -105,7 +97,7 @@ async function measured(project: BenchProject, body: (d: DaemonChild) => Promise
 async function stored(tenexDir: string, expected: number): Promise<void> {
   // The back-fill ends when the relay has sent everything; the last events may still be on their way to the log.
   const deadline = performance.now() + INGEST_TIMEOUT_MS;
-  for (let n = 0; n < expected; n = (await api(tenexDir, "/api/v1/status")).ingest.accepted) {
+  for (let n = 0; n < expected; n = (await daemonApi(tenexDir, "/api/v1/status")).ingest.accepted) {
     if (performance.now() > deadline) throw new Error(`${n} of ${expected} events stored in ${INGEST_TIMEOUT_MS} ms`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -113,7 +105,7 @@ async function stored(tenexDir: string, expected: number): Promise<void> {
 
 /** Every conversation through the API: each is loaded from its log into the cache. */
 async function readAll(tenexDir: string, roots: readonly string[]): Promise<void> {
-  for (const id of roots) await api(tenexDir, `/api/v1/conversations/${id}`);
+  for (const id of roots) await daemonApi(tenexDir, `/api/v1/conversations/${id}`);
 }
 
 export async function benchCacheRss(ctx: BenchContext): Promise<Figure[]> {

@@ -235,6 +235,15 @@ export function cpuSecondsOf(pid: number, tid?: number): number {
  * The first log line with this message (e.g. the back-fill's "caught up"); stderr may trail
  * the ready line on stdout by a moment, so it waits a little for it.
  */
+/** GET `path` of a running daemon's API (its port and token from `tenexDir`), the JSON answer. */
+export async function daemonApi(tenexDir: string, path: string): Promise<any> {
+  const port = readFileSync(join(tenexDir, "daemon.port"), "utf8").trim();
+  const token = readFileSync(join(tenexDir, "daemon.token"), "utf8").trim();
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
+  return res.json();
+}
+
 export function logLine(d: DaemonChild, msg: string, timeoutMs = 5_000): Promise<LogLine> {
   return pollFor(() => d.logs.find((l) => l.msg === msg), timeoutMs, `no "${msg}" log line`, 20);
 }

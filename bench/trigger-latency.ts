@@ -21,7 +21,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { NostrEvent } from "../src/types.js";
 import { round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject } from "./bench-project.js";
-import { logLine, pollFor, startDaemon } from "./child-daemon.js";
+import { daemonApi, logLine, pollFor, startDaemon } from "./child-daemon.js";
+import type { LatencySummary } from "../src/latency-window.js";
 import type { Figure } from "./figure.js";
 import { liveEvents } from "./live-ingest.js";
 import { benchCoordinate, benchKeys } from "./workload.js";
@@ -105,13 +106,19 @@ interface Latencies {
   /** The background's rate as sent. */
   pushedEvps: number;
   backgroundEvents: number;
+  /** The daemon's own account of its steps (its status), after the idle triggers and at the end. */
+  steps?: { idle: DaemonLatency; all: DaemonLatency };
 }
+
+type DaemonLatency = { trigger: LatencySummary; answer: LatencySummary; publish: LatencySummary };
 
 /**
  * The same sequence for either host: 60 idle triggers, then 50 among the background at
  * BACKGROUND_EVPS, all down the relay's live subscription; waits until each is answered.
  */
-async function drive(relay: LatencyRelay, owner: Uint8Array, agentPk: string, coordinate: string, background: readonly NostrEvent[], log: string): Promise<Latencies> {
+async function drive(
+  relay: LatencyRelay, owner: Uint8Array, agentPk: string, coordinate: string, background: readonly NostrEvent[], log: string, afterIdle?: () => Promise<void>,
+): Promise<Latencies> {
   const ws = await pollFor(() => relay.live(), 30_000, "no live subscription");
   const head = `["EVENT",${JSON.stringify(relay.subId())},`;
   const trigger = (i: number): NostrEvent => finalizeEvent({
@@ -131,6 +138,8 @@ async function drive(relay: LatencyRelay, owner: Uint8Array, agentPk: string, co
     send(ev);
     await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
   }
+  await pollFor(() => (idle.every((id) => relay.replies.has(id)) ? true : undefined), 30_000, "not every idle trigger answered");
+  await afterIdle?.();
   // Loaded: the background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
   const loaded: string[] = [];
   const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
@@ -185,7 +194,10 @@ async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Ui
     const daemon = await startDaemon(project.dir);
     try {
       await logLine(daemon, "caught up", 30_000);
-      return await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log);
+      const latency = async () => ((await daemonApi(project.tenexDir, "/api/v1/status")) as { latency: DaemonLatency }).latency;
+      let idle: DaemonLatency | undefined;
+      const run = await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log, async () => void (idle = await latency()));
+      return { ...run, steps: { idle: idle!, all: await latency() } };
     } finally {
       await daemon.stop();
     }
@@ -214,6 +226,9 @@ async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uin
   }
 }
 
+/** "checked 0.4 / 1.1, staged …": each step's p50 / p99. */
+const stepsText = (l: LatencySummary) => l.steps.map((x) => `${x.step} ${x.p50} / ${x.p99}`).join(", ");
+
 const ownerKey = (keys: ReturnType<typeof benchKeys>) => Uint8Array.from(Buffer.from(keys.owner.sk, "hex"));
 
 export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> {
@@ -226,21 +241,23 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
     const ff = await floorRun(dir, keys, generateSecretKey(), background, "files");
     const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
     const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
+    const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 ms): ${stepsText(l.trigger)}` : "";
+    const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
     const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned once its trigger is durable, its answer signed, made durable and sent; no conversation state, no index)`;
     const files = `the same host with a file per conversation, as tenexd's log (a flush syncs every file it touched, a new file's directory too)`;
     return [
       {
         name: "trigger_spawn_p50_ms", value: round(pct(d.idleMs, 50), 1), unit: "ms", limit: round(pct(f.idleMs, 50), 1),
-        note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}`,
+        note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}${own(d.steps?.idle, "the idle triggers")}`,
       },
       { name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1), note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS}: the second largest); limit: the floor's` },
       {
         name: "trigger_spawn_loaded_p99_ms", value: round(pct(d.loadedMs, 99), 1), unit: "ms", limit: round(pct(f.loadedMs, 99), 1),
-        note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}`,
+        note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}${own(d.steps?.all, "all triggers, idle and loaded")}`,
       },
       {
         name: "answer_to_relay_p99_ms", value: round(pct(d.answerMs, 99), 1), unit: "ms", limit: round(pct(f.answerMs, 99), 1),
-        note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}`,
+        note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}${answerOwn(d.steps?.all)}`,
       },
     ];
   } finally {

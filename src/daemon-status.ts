@@ -11,6 +11,7 @@ import type { ClientLimits } from "./relay-guard/client-limits.js";
 import type { RefusalReason } from "./relay-guard/refusals.js";
 import type { TransportLimits } from "./relay-guard/transport-limits.js";
 import type { RoutingProblems } from "./routing-health.js";
+import type { LatencySummary } from "./latency-window.js";
 import type { Phase } from "./types.js";
 
 export interface RelayHealth {
@@ -246,6 +247,12 @@ export interface DaemonStatus {
   runs: ActiveRun[];
   /** Each agent's last finished run since the daemon started (slug → run). */
   lastRuns: Record<string, FinishedRun>;
+  /**
+   * How long the last runs took, step by step (ms, src/latency-window.ts): `trigger`, from an
+   * event handed to the route to its agent's process spawned; `answer`, from the process's end
+   * to its event durable; `publish`, from an event the daemon publishes queued to a relay's OK.
+   */
+  latency: { trigger: LatencySummary; answer: LatencySummary; publish: LatencySummary };
   /** Inbound events per minute over the last hour (src/dashboard/minute-series.ts), the last point the minute under way. */
   perMinute: MinutePoint[];
   /** Every agent's unread count, and the ones above `limits.unreadThreshold`. */

@@ -78,6 +78,7 @@ export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
     agents: { ...d.runner.stats },
     runs: d.runner.running(),
     lastRuns: d.runner.lastRuns(),
+    latency: { trigger: d.runner.latency.trigger.summary(), answer: d.runner.latency.answer.summary(), publish: d.outbox.latency.summary() },
     perMinute: d.counters.perMinute(now),
     unread: unreadBacklog(d, now),
     escalated: {

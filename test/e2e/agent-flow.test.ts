@@ -65,6 +65,32 @@ describe("agents on Nostr, end to end", () => {
     expect(tag(reply, "tool")).toEqual(["tool", "complete"]);
     expect(tag(reply, "p")).toEqual(["p", project.agents.orchestrator]);
 
+    // The status times the run's way, step by step. One run so far came from the route (the
+    // planner's); the orchestrator's, started by the planner's own event, has no route times and
+    // is not counted. The reply reaches the relay just before the outbox times its OK.
+    type Latency = Record<string, { runs: number; steps: { step: string; samples: number; p50: number; p99: number; max: number }[] }>;
+    const latency = await eventually(() => {
+      const cli = spawnSync(process.execPath, [BIN, "status", "--json", "--project", project.dir], { encoding: "utf8" });
+      expect(cli.status, cli.stderr).toBe(0);
+      const l = (JSON.parse(cli.stdout) as { status: { latency: Latency } }).status.latency;
+      return l.publish!.runs > 0 ? l : undefined;
+    }, 5_000, "the reply's OK timed");
+    expect(latency.trigger!.runs).toBe(1);
+    const steps = Object.fromEntries(latency.trigger!.steps.map((x) => [x.step, x]));
+    expect(Object.keys(steps)).toEqual(["checked", "staged", "durable", "context", "spawned", "total"]);
+    for (const x of Object.values(steps)) expect([x.samples, x.p50 >= 0, x.p50 === x.max]).toEqual([1, true, true]);
+    // Contiguous steps: with one run they add up to the total (each rounded to 0.1 ms).
+    const sum = ["checked", "staged", "durable", "context", "spawned"].reduce((a, k) => a + steps[k]!.p50, 0);
+    expect(Math.abs(sum - steps.total!.p50)).toBeLessThanOrEqual(0.3);
+    expect(steps.total!.p50).toBeGreaterThan(0);
+    // Its answer was made durable and accepted by the relay (the orchestrator's too, perhaps, by now).
+    expect(latency.answer!.runs).toBeGreaterThanOrEqual(1);
+    expect(latency.publish!.runs).toBeGreaterThanOrEqual(1);
+    expect(latency.publish!.steps[0]!.samples).toBeGreaterThanOrEqual(1);
+    const text = spawnSync(process.execPath, [BIN, "status", "--project", project.dir], { encoding: "utf8" });
+    expect(text.stdout).toMatch(/trigger → agent +total [\d.]+ \/ [\d.]+ ms \(checked [\d.]+ \/ [\d.]+, staged/);
+    expect(text.stdout).toMatch(/answer → relay +durable [\d.]+ \/ [\d.]+ ms, p50 \/ p99 of the last \d+ runs?; relay [\d.]+ \/ [\d.]+ ms/);
+
     // The user answers with NDK's reply() (no `a` tag): the daemon still files it in the conversation.
     const ndkRoot = new NDKEvent(ndk, root.rawEvent() as never);
     const answer = ndkRoot.reply();

@@ -27,6 +27,17 @@ import { runCommand, type CommandResult } from "./command-backend.js";
 import type { ActiveRun as RunView, FinishedRun, RunFailure } from "../../../src/daemon-status.js";
 import type { ActiveRun, ActiveRuns, StopMark } from "./active-runs.js";
 import { PublishRefusedError } from "../../../src/errors.js";
+import { LatencyWindow } from "../../../src/latency-window.js";
+import type { RouteTimes } from "../ingest/route.js";
+
+/**
+ * The way from a trigger to its agent's process, step by step: checked, staged in its
+ * conversation, durable (the route's, RouteTimes), the context built (in the conversation's
+ * queue), the process spawned; `total` from the route to the spawn.
+ */
+export const TRIGGER_STEPS = ["checked", "staged", "durable", "context", "spawned", "total"] as const;
+/** From the agent's process ending to its event durable in the log (parsed, planned, signed, staged); the outbox times the relays. */
+export const ANSWER_STEPS = ["durable"] as const;
 
 export interface RunnerDeps {
   project: ProjectInfo;
@@ -72,12 +83,14 @@ export class AgentRunner {
   private readonly runs = new Map<string, { view: RunView; handle: ActiveRun }>();
   /** Each agent's last finished run (by slug). */
   private readonly last = new Map<string, FinishedRun>();
+  /** How long the last runs' steps took (the status shows them). */
+  readonly latency = { trigger: new LatencyWindow(TRIGGER_STEPS), answer: new LatencyWindow(ANSWER_STEPS) };
 
   constructor(private readonly d: RunnerDeps) {}
 
   /** Starts a run in the background; its outcome is recorded, never thrown. */
-  trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent): void {
-    const p = this.run(conversationId, agent, ev)
+  trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void {
+    const p = this.run(conversationId, agent, ev, times)
       .catch((err: unknown) => this.fail(conversationId, agent, "internal", err instanceof Error ? err.message : String(err)))
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
@@ -112,20 +125,20 @@ export class AgentRunner {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent): Promise<void> {
+  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent, times: RouteTimes | undefined): Promise<void> {
     // In memory for the whole run: its execution-time session is open while the command runs.
     this.d.store.pin(convId);
     // Every run can be stopped; the shared register (when there is one) also tells who works where.
     const active = this.d.active?.open(convId, agent.pubkey) ?? { conversationId: convId, agent: agent.pubkey, controller: new AbortController() };
     try {
-      await this.runPinned(convId, agent, agent.backend, trigger, active);
+      await this.runPinned(convId, agent, agent.backend, trigger, active, times);
     } finally {
       this.d.active?.close(active);
       this.d.store.unpin(convId);
     }
   }
 
-  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun): Promise<void> {
+  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun, times: RouteTimes | undefined): Promise<void> {
     const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -143,6 +156,7 @@ export class AgentRunner {
     }, true);
     // References are fetched outside the queue: the conversation's other events need not wait.
     const input = this.d.entities ? { ...built, messages: await inlineMessages(built.messages, this.d.entities) } : built;
+    const contextAt = performance.now();
 
     this.stats.runs++;
     this.stats.running++;
@@ -152,10 +166,14 @@ export class AgentRunner {
     this.d.onRun?.("start", view);
     let result: CommandResult;
     try {
-      result = await runCommand(
+      // The process is spawned before runCommand returns its promise.
+      const running = runCommand(
         { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
         input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]) },
       );
+      // Runs resumed at start, or started by the daemon's own events, have no route times: not counted.
+      if (times) this.latency.trigger.add(triggerSteps(times, contextAt, performance.now()));
+      result = await running;
     } finally {
       this.stats.running--;
       this.runs.delete(view.runId);
@@ -173,7 +191,9 @@ export class AgentRunner {
         await this.d.route.inConversation(convId, (conv, now) => ({ records: runRecords(conv, agent, trigger, durationMs, stopped, now, stoppedBy), result: undefined }));
         return;
       }
+      const ended = performance.now();
       const answered = result.ok ? await this.answer(convId, agent, trigger, result.output, durationMs) : { error: result.error, recorded: false };
+      if (answered.published) this.latency.answer.add({ durable: performance.now() - ended });
       error = answered.error;
       if (error) this.fail(convId, agent, error.kind, error.message);
       if (!answered.recorded) {
@@ -197,7 +217,7 @@ export class AgentRunner {
    */
   private async answer(
     convId: string, agent: CommandAgent, trigger: NostrEvent, output: AgentOutput, durationMs: number,
-  ): Promise<{ error?: RunError; recorded: boolean }> {
+  ): Promise<{ error?: RunError; recorded: boolean; published?: boolean }> {
     try {
       const { result: plan } = await this.d.route.inConversation(convId, (conv, now) => {
         const planned = planOutput(output, {
@@ -208,7 +228,7 @@ export class AgentRunner {
         return { records: [...planned.records, ...runRecords(conv, agent, trigger, durationMs, undefined, now)], result: planned };
       }, true);
       if (plan.refused) this.d.logger.warn("phase change refused", { conversation: convId, agent: agent.slug, reason: plan.refused });
-      return { recorded: plan.event === undefined };
+      return { recorded: plan.event === undefined, published: plan.event !== undefined };
     } catch (err) {
       if (!(err instanceof PublishRefusedError)) throw err;
       return { error: { kind: "publish_refused", message: err.message }, recorded: false };
@@ -226,4 +246,16 @@ export class AgentRunner {
     this.stats.lastFailure = { at: this.d.clock.now(), agent: agent.slug, conversationId, kind, message };
     this.d.logger.warn("agent run failed", { conversation: conversationId, agent: agent.slug, kind, message });
   }
+}
+
+/** The durations of a run's steps from the route's times and the runner's. */
+function triggerSteps(t: RouteTimes, contextAt: number, spawnedAt: number): Record<(typeof TRIGGER_STEPS)[number], number> {
+  return {
+    checked: t.checked - t.arrived,
+    staged: t.staged - t.checked,
+    durable: t.durable - t.staged,
+    context: contextAt - t.durable,
+    spawned: spawnedAt - contextAt,
+    total: spawnedAt - t.arrived,
+  };
 }

@@ -44,9 +44,21 @@ export interface RouteDeps {
   signers: ReadonlyMap<string, Signer>;
 }
 
+/**
+ * When an event that sets agents to work passed each step of the route (performance.now(), ms):
+ * handed to the route, checked, staged in its conversation (after its turn and its queue),
+ * durable. The runner adds its own steps and the status shows them (src/latency-window.ts).
+ */
+export interface RouteTimes {
+  arrived: number;
+  checked: number;
+  staged: number;
+  durable: number;
+}
+
 /** Where the route leads once an event is durable; connected when the engine has built them. */
 export interface RouteExits {
-  runs: { trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent): void };
+  runs: { trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void };
   outbox: { enqueue(ev: NostrEvent, conversationId: string): Promise<void> };
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
   threads: { request(rootId: string, quiet: boolean): void };
@@ -119,18 +131,21 @@ export class InboundRoute {
    * what was said before it, and is the end of its agent's context (arrival-order.ts).
    */
   private async route(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
+    const arrived = performance.now();
     const now = this.d.clock.now();
     const conv = conversationHint(raw);
     const ticket = conv === undefined ? undefined : this.order.take(conv, conv === sentId(raw));
     try {
       const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
       if (checked.status !== "checked") return checked;
+      const checkedAt = performance.now();
       const turn = ticket && this.order.turn(ticket);
       if (turn) await turn;
       const staged = await this.intoConversation(checked, opts, now, ticket);
       if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
+      const stagedAt = performance.now();
       await staged.durable;
-      return this.acknowledge(staged);
+      return this.acknowledge(staged, staged.runs.length > 0 ? { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() } : undefined);
     } finally {
       if (ticket) this.order.leave(ticket);
     }
@@ -185,9 +200,9 @@ export class InboundRoute {
   }
 
   /** runs: once durable (the index is fed from there), the event is counted and its runs start. */
-  private acknowledge(staged: Staged): IngestOutcome {
+  private acknowledge(staged: Staged, times?: RouteTimes): IngestOutcome {
     this.d.counters.accepted.total++;
-    for (const agent of staged.runs) this.exits.runs.trigger(staged.conv.id, agent, staged.ev);
+    for (const agent of staged.runs) this.exits.runs.trigger(staged.conv.id, agent, staged.ev, times);
     return { status: "accepted", eventId: staged.ev.id, conversationId: staged.conv.id };
   }
 

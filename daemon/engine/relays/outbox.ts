@@ -3,6 +3,7 @@
 // across restarts, until one accepts it. Acceptance is recorded (`sent`), so a restart resends
 // only what no relay has accepted yet.
 
+import { LatencyWindow } from "../../../src/latency-window.js";
 import type { Clock, RelayGateway } from "../../../src/ports.js";
 import type { NostrEvent } from "../../../src/types.js";
 
@@ -12,6 +13,8 @@ export interface OutboxItem {
   attempts: number;
   nextAt: number;
   lastError?: string;
+  /** When it was queued (performance.now()), until its first attempt is over. */
+  queuedAt?: number;
 }
 
 export interface OutboxDeps {
@@ -27,12 +30,14 @@ export class Outbox {
   private readonly pending = new Map<string, OutboxItem>();
   private readonly sending = new Set<string>();
   private sentTotal = 0;
+  /** From an event queued to its acceptance by a relay, when the first attempt succeeds (the status shows it). */
+  readonly latency = new LatencyWindow(["relay"] as const);
 
   constructor(private readonly d: OutboxDeps) {}
 
   /** Queue an event (already durable) and try to send it at once. */
   enqueue(ev: NostrEvent, conversationId: string): Promise<void> {
-    if (!this.pending.has(ev.id)) this.pending.set(ev.id, { ev, conversationId, attempts: 0, nextAt: 0 });
+    if (!this.pending.has(ev.id)) this.pending.set(ev.id, { ev, conversationId, attempts: 0, nextAt: 0, queuedAt: performance.now() });
     return this.trySend(ev.id);
   }
 
@@ -59,11 +64,14 @@ export class Outbox {
     this.sending.add(id);
     try {
       const relays = await this.d.gateway.publish(item.ev);
+      // Retries time the outage, not the way to the relays: only a first attempt counts.
+      if (item.queuedAt !== undefined) this.latency.add({ relay: performance.now() - item.queuedAt });
       await this.d.markSent(item.conversationId, id, relays);
       this.pending.delete(id);
       this.sentTotal++;
     } catch (err) {
       item.attempts++;
+      item.queuedAt = undefined;
       item.lastError = err instanceof Error ? err.message : String(err);
       const base = this.d.baseDelayMs ?? 1_000;
       item.nextAt = this.d.clock.now() + Math.min(this.d.maxDelayMs ?? 60_000, base * 2 ** (item.attempts - 1));

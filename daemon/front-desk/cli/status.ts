@@ -73,6 +73,8 @@ ${fields([
     ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],
     ["verifier", `${s.verifier.backend}${s.verifier.fallback ? ` (native verifier not used: ${s.verifier.fallback})` : ""}${s.verifier.poolRunning ? ", worker pool running" : ""}`],
     ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
+    ...(s.latency.trigger.runs > 0 ? [["trigger → agent", latencyText(s.latency.trigger)] as [string, string]] : []),
+    ...(s.latency.answer.runs + s.latency.publish.runs > 0 ? [["answer → relay", `${latencyText(s.latency.answer)}; ${latencyText(s.latency.publish)}`] as [string, string]] : []),
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
     ["turns", `open ${s.turns.open}, stuck ${s.turns.stuck.length}`],
     ...(s.embeddedRelay && s.embeddedRelayGuard ? [["embedded relay", embeddedText(s.embeddedRelay, s.embeddedRelayGuard)] as [string, string]] : []),
@@ -85,6 +87,15 @@ Stuck turns
 ${formatTable(["CONVERSATION", "TURN", "PHASE", "WAITING FOR", "WHY"], stuck, "  ")}` : ""}${problems.length > 0 ? `
 Last problems
 ${formatTable(["LAST", "KIND", "SEEN", "DETAIL (latest)"], problems, "  ")}` : ""}${damageSection(s.damage)}`;
+}
+
+/** Each step's p50 / p99 in ms, over the window: "total 9.1 / 26.4 ms (checked 0.4 / 1.1, …), p50 / p99 of the last 60 runs". */
+function latencyText(l: DaemonStatus["latency"]["trigger"]): string {
+  const step = (x: (typeof l.steps)[number]) => `${x.step} ${x.p50} / ${x.p99}`;
+  const total = l.steps.find((x) => x.step === "total");
+  const parts = l.steps.filter((x) => x !== total).map(step).join(", ");
+  const samples = Math.max(...l.steps.map((x) => x.samples));
+  return `${total ? `${step(total)} ms (${parts})` : `${parts} ms`}, p50 / p99 of the last ${samples} run${samples === 1 ? "" : "s"}`;
 }
 
 function damageSection(damage: readonly DamageRecord[]): string {
