@@ -8,6 +8,9 @@
 //                                          set, which sets nobody to work) flows down the same socket
 //   answer_to_relay_p99_ms                the agent's answer printed (its last `date`, then `echo`)
 //                                          → its signed reply received by the relay
+// Each figure's limit is the same sequence against a minimal host (trigger-floor-host.ts, one
+// journal); its notes add the same host with a file per conversation, and the daemon's own
+// account of its steps (the `latency` of its status: after the idle triggers, and at the end).
 // Clocks: the script's `date +%s%N` and this process's performance.timeOrigin + now(), both the
 // system's real-time clock. The spawn figure includes `sh` starting and one `date` (~1-2 ms).
 

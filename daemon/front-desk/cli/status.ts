@@ -21,9 +21,9 @@ behind, reconnects, last error), the back-fill (running, or how the last one end
 relay whose back-fill could not see everything: why, and when it is tried again), ingest
 counters and rejections by reason, queue depths, the outbox, agent runs and failures, how long
 the last runs' steps took (a trigger to its process spawned, an answer to the relays; p50 / p99
-in ms, docs/api.md), unread mail per agent (and who is over limits.unreadThreshold), open and stuck orchestrator turns,
-and the last problems (one row per cause, with how often and since when it was seen), and the
-damage recorded in the logs until it is cleared (tenexd damage).
+in ms, docs/api.md), unread mail per agent (and who is over limits.unreadThreshold), open and
+stuck orchestrator turns, and the last problems (one row per cause, with how often and since
+when it was seen), and the damage recorded in the logs until it is cleared (tenexd damage).
 Without a running daemon it says so ("running": false) and shows what the index holds and the
 damage recorded; when a process holds the project's lock without answering (a daemon still
 starting, a reindex or an import), "lockedBy" names its pid.`,
