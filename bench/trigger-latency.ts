@@ -11,7 +11,7 @@
 // Each figure's limit is the same sequence against a minimal host (trigger-floor-host.ts, one
 // journal); its notes add the same host with a file per conversation, and the daemon's own
 // account of its steps (the `latency` of its status: after the idle triggers, and at the end).
-// Clocks: the script's `date +%s%N` and this process's performance.timeOrigin + now(), both the
+// Clocks: the script's `date +%s%N` and this process's realtimeMs() (realtime-clock.ts), both the
 // system's real-time clock. The spawn figure includes `sh` starting and one `date` (~1-2 ms).
 
 import { spawn } from "node:child_process";
@@ -23,6 +23,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure
 import { WebSocketServer, type WebSocket } from "ws";
 import type { NostrEvent } from "../src/types.js";
 import { round, type BenchContext } from "./bench-context.js";
+import { realtimeMs } from "./realtime-clock.js";
 import { writeBenchProject } from "./bench-project.js";
 import { daemonApi, logLine, pollFor, startDaemon } from "./child-daemon.js";
 import type { LatencySummary } from "../src/latency-window.js";
@@ -34,7 +35,7 @@ const IDLE_TRIGGERS = 60;
 const IDLE_GAP_MS = 40;
 const LOADED_TRIGGERS = 50;
 const BACKGROUND_EVPS = 2_000;
-const nowMs = () => performance.timeOrigin + performance.now();
+const nowMs = realtimeMs;
 const FLOOR_HOST = join(import.meta.dirname, "trigger-floor-host.js");
 
 const SCRIPT = (log: string) => `#!/bin/sh
