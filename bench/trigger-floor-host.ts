@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { WebSocket } from "ws";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { loadNativeCheck } from "../adapters/verify/native-verify.js";
-import type { NostrEvent } from "../src/types.js";
+import { isHex64, type NostrEvent } from "../src/types.js";
 
 const [url, script, journalPath, layout] = process.argv.slice(2) as (string | undefined)[];
 const sk = process.env.FLOOR_AGENT_SK;
@@ -82,7 +82,7 @@ async function writeDurably(file: string, text: string): Promise<void> {
 // The file is named after it: an id the signature covers, or a tag's value only when it is 64 hex digits.
 const conversationOf = (ev: NostrEvent) => {
   const root = ev.tags.find((t) => t[0] === "E")?.[1];
-  return root !== undefined && /^[0-9a-f]{64}$/.test(root) ? root : ev.id;
+  return isHex64(root) ? root : ev.id;
 };
 
 const ws = new WebSocket(url);

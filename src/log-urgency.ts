@@ -3,8 +3,8 @@
 // publishes (it goes to the relays once it is durable), and the cursor a run starts with: its
 // answer follows within the run's time, and may not pass the cursor's flush (a file is in one
 // flush at a time); in a flush of every other conversation, under load, it held the answer
-// back until that whole flush was done. The log flushes these at once, beside a flush already running for other
-// conversations, rather than behind it.
+// back until that whole flush was done. The log flushes these at once, beside a flush already
+// running for other conversations, rather than behind it.
 
 import type { NewRecord } from "./records.js";
 
