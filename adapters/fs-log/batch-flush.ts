@@ -141,12 +141,8 @@ export class BatchFlusher {
     const { start } = t;
     const buf = encodeBatch(t.accepted, start);
     try {
-      for (let off = 0; off < buf.length; ) {
-        const wrote = await t.ops.write(file.fd, buf, off, buf.length - off, start + off);
-        if (wrote <= 0) throw new Error(`write returned ${wrote}`);
-        off += wrote;
-      }
-      await t.ops.fdatasync(file.fd);
+      if (t.ops.writeAndSync) await t.ops.writeAndSync(file.fd, buf, start);
+      else await writeThenSync(t.ops, file.fd, buf, start);
       this.counts.syncs++;
       this.counts.bytes += buf.length;
       file.size = start + buf.length;
@@ -203,6 +199,15 @@ export class BatchFlusher {
       }
     }
   }
+}
+
+async function writeThenSync(ops: FileOps, fd: number, buf: Buffer, start: number): Promise<void> {
+  for (let off = 0; off < buf.length; ) {
+    const wrote = await ops.write(fd, buf, off, buf.length - off, start + off);
+    if (wrote <= 0) throw new Error(`write returned ${wrote}`);
+    off += wrote;
+  }
+  await ops.fdatasync(fd);
 }
 
 // One buffer for all the lines of a file (one write), each append's bytes and a newline.

@@ -14,6 +14,7 @@ import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
 import { FileTable } from "./file-table.js";
 import { GroupCommitWriter } from "./group-commit.js";
+import { ThreadFileOps } from "./thread-file-ops.js";
 import { gatedFileOps, PoolGate, threadPoolSize } from "./pool-gate.js";
 import { LOG_FILE_NAME, LogLayout, assertId } from "./layout.js";
 import { Quarantine, type LogProblem, type ProblemListener } from "./quarantine.js";
@@ -26,7 +27,10 @@ export interface FileConversationLogOptions {
   maxOpenFiles?: number;
   /** Told of every torn tail cut, damaged line set aside, file quarantined and stray file found. Must not throw. */
   onProblem?: ProblemListener;
-  /** The file calls of the writer; tests inject failures here. */
+  /**
+   * The file calls of the writer; tests inject failures here. Given, they serve the urgent lane
+   * too (on libuv's pool); by default that lane has a thread of its own (thread-file-ops.ts).
+   */
   fileOps?: FileOps;
   /** Timestamps for quarantine names (default Date.now). */
   now?: () => number;
@@ -47,6 +51,8 @@ export class FileConversationLog implements ConversationLog {
   private readonly quarantine: Quarantine;
   private readonly files: FileTable;
   private readonly writer: GroupCommitWriter;
+  /** The urgent lane's thread, unless the caller gave the file calls. */
+  private readonly urgentThread: ThreadFileOps | undefined;
   private readonly strays = new Set<string>();
   /**
    * Reads run here, a bounded number at once: a catch-up loads every stored conversation its
@@ -60,13 +66,14 @@ export class FileConversationLog implements ConversationLog {
   constructor(dataDir: string, options: FileConversationLogOptions = {}) {
     const maxOpen = Math.max(2, options.maxOpenFiles ?? 256);
     this.layout = new LogLayout(dataDir);
-    // Every file call but an urgent append's passes a gate to libuv's pool, so that an urgent
-    // append's calls never queue behind a whole flush's (pool-gate.ts).
+    // Every file call but an urgent append's passes a gate to libuv's pool (pool-gate.ts); an
+    // urgent append's run on a thread of their own, never behind a flush's (thread-file-ops.ts).
     const ops = options.fileOps ?? nodeFileOps;
     this.ops = gatedFileOps(ops, new PoolGate(2 * threadPoolSize()));
+    this.urgentThread = options.fileOps ? undefined : new ThreadFileOps();
     this.quarantine = new Quarantine(this.layout, this.ops, options.now ?? Date.now, options.onProblem);
     this.files = new FileTable(this.layout, this.ops, this.quarantine, maxOpen);
-    this.writer = new GroupCommitWriter(this.files, { bulk: this.ops, urgent: ops }, Math.max(1, maxOpen - 1));
+    this.writer = new GroupCommitWriter(this.files, { bulk: this.ops, urgent: this.urgentThread ?? ops }, Math.max(1, maxOpen - 1));
     this.reads = new PQueue({ concurrency: Math.max(1, options.maxConcurrentReads ?? 32) });
   }
 
@@ -176,13 +183,22 @@ export class FileConversationLog implements ConversationLog {
     });
   }
 
-  /** Flushes everything queued, then closes every file. Idempotent. */
+  /** Flushes everything queued, then closes every file and stops the urgent lane's thread. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.writer.exclusive(() => {
+    this.closing ??= this.writer.exclusive(async () => {
       this.closed = true;
-      return this.files.closeAll();
+      try {
+        await this.files.closeAll();
+      } finally {
+        await this.urgentThread?.stop();
+      }
     });
     return this.closing;
+  }
+
+  /** Starts the urgent lane's thread now, so the first urgent append does not wait for it to boot. */
+  warmUrgentLane(): void {
+    if (!this.closing) this.urgentThread?.start();
   }
 
   stats(): WriterStats {

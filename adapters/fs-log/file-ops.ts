@@ -11,6 +11,12 @@ export interface FileOps {
   /** May write fewer bytes than asked, as write(2) may. */
   write(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number>;
   fdatasync(fd: number): Promise<void>;
+  /**
+   * Optional: all of `buf` written at `position`, then fdatasync, in one call, for a lane that
+   * pays per call (thread-file-ops.ts: a turn of the main thread's loop each). Without it, the
+   * log loops on `write` and then calls `fdatasync`.
+   */
+  writeAndSync?(fd: number, buf: Buffer, position: number): Promise<void>;
   ftruncate(fd: number, length: number): Promise<void>;
   close(fd: number): Promise<void>;
   /** fsync a directory, so entries created or renamed in it survive a power loss. */

@@ -170,6 +170,9 @@ export class Engine {
         if (p.kind === "quarantined" || p.kind === "damaged_lines") this.lostLines(p.id);
       },
     }));
+    // Agents' triggers and answers go by the log's urgent lane: its thread boots while the rest
+    // starts, not on the first trigger (adapters/fs-log/thread-file-ops.ts).
+    if (this.commandAgents.size > 0) log.warmUrgentLane();
     const opened = openIndex({ path: join(dir, "index.sqlite") }, this.clock.now());
     const index = (this.index = opened.index);
     if (opened.movedAside) this.problem("index_unusable", `${opened.movedAside.reason}; moved to ${opened.movedAside.path}`);

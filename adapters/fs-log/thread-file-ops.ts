@@ -1,0 +1,126 @@
+// The urgent lane's file calls (group-commit.ts: an append someone waits on, a trigger's or an
+// agent's answer) on a thread of their own, made there with synchronous calls one at a time.
+// On libuv's pool they waited for one of its four threads, held by the bulk flush's writes and
+// syncs: under 2,000 ev/s a page-cache write of a few hundred bytes waited 3 ms at the median
+// and 51 at the p99, a sync 62, a directory sync 86 (traced, docs/architecture.md). Here only
+// the disk's own time is left. Descriptors are the process's, so a file opened on either lane
+// is written on the other; the writer never has one file in two flushes at once.
+//
+// The thread starts with the first call (the daemon may never make one), or at start (start)
+// in a daemon that runs agents, and holds a reference on the process only while a call is in
+// flight. If it dies, the calls in flight fail with
+// their file's LogWriteError path (the flush cuts the file back) and the next call starts a
+// new one.
+
+import { Worker } from "node:worker_threads";
+import type { FileOps } from "./file-ops.js";
+import type { CallError, FileAnswer, FileCall } from "./file-ops-protocol.js";
+import { workerFile } from "../worker-thread/worker-file.js";
+
+type Call = FileCall extends infer C ? (C extends FileCall ? Omit<C, "seq"> : never) : never;
+
+interface Waiting {
+  resolve(value: FileAnswer["value"]): void;
+  reject(err: Error): void;
+}
+
+// One thread and the calls it has in flight: a thread that dies fails its own calls, not those
+// already sent to the one started after it.
+interface Lane {
+  worker: Worker;
+  waiting: Map<number, Waiting>;
+}
+
+export class ThreadFileOps implements FileOps {
+  private lane: Lane | undefined;
+  private seq = 0;
+  private readonly script: URL;
+
+  /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
+  constructor() {
+    this.script = workerFile("adapters/fs-log/file-ops-worker", ["adapters/fs-log/file-ops-protocol"]);
+  }
+
+  open = (path: string, create: boolean) => this.call({ op: "open", path, create }) as Promise<number>;
+  fstat = (fd: number) => this.call({ op: "fstat", fd }) as Promise<{ size: number; ino: number }>;
+  write = (fd: number, buf: Buffer, offset: number, length: number, position: number) =>
+    // Copied on the way (structured clone): the caller's buffer may be a slice of a shared pool.
+    this.call({ op: "write", fd, bytes: buf.subarray(offset, offset + length), position }) as Promise<number>;
+  fdatasync = (fd: number) => this.call({ op: "fdatasync", fd }) as Promise<void>;
+  // One trip for a flush's write and sync: each trip waits for a turn of the main thread's loop.
+  writeAndSync = (fd: number, buf: Buffer, position: number) =>
+    this.call({ op: "writeAndSync", fd, bytes: buf, position }) as Promise<void>;
+  ftruncate = (fd: number, length: number) => this.call({ op: "ftruncate", fd, length }) as Promise<void>;
+  close = (fd: number) => this.call({ op: "close", fd }) as Promise<void>;
+  syncDir = (path: string) => this.call({ op: "syncDir", path }) as Promise<void>;
+
+  read = async (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> => {
+    const bytes = (await this.call({ op: "read", fd, length, position })) as Uint8Array;
+    buf.set(bytes, offset);
+    return bytes.length;
+  };
+
+  /**
+   * Starts the thread now rather than with the first call: it takes ~60 ms to boot, which the
+   * first trigger would wait for. It costs ~11 MB of memory, so only a daemon that runs agents asks.
+   */
+  start(): void {
+    this.started();
+  }
+
+  /** True while a thread runs (from the first call or start until stop or its death). */
+  get running(): boolean {
+    return this.lane !== undefined;
+  }
+
+  /** Stops the thread (the next call would start another). Calls in flight fail. */
+  async stop(): Promise<void> {
+    const lane = this.lane;
+    this.lane = undefined;
+    if (lane) await lane.worker.terminate();
+  }
+
+  private call(call: Call): Promise<FileAnswer["value"]> {
+    return new Promise((resolve, reject) => {
+      const { worker, waiting } = this.started();
+      const seq = ++this.seq;
+      waiting.set(seq, { resolve, reject });
+      // Referenced only while it owes an answer: an idle lane never keeps the process alive.
+      if (waiting.size === 1) worker.ref();
+      worker.postMessage({ ...call, seq });
+    });
+  }
+
+  private started(): Lane {
+    if (this.lane) return this.lane;
+    const lane: Lane = { worker: new Worker(this.script), waiting: new Map() };
+    const { worker, waiting } = lane;
+    worker.unref();
+    worker.on("message", (answer: FileAnswer) => {
+      const w = waiting.get(answer.seq);
+      if (!w) return;
+      waiting.delete(answer.seq);
+      if (waiting.size === 0) worker.unref();
+      if (answer.error) w.reject(asErrnoError(answer.error));
+      else w.resolve(answer.value);
+    });
+    const gone = (why: Error) => {
+      if (this.lane === lane) this.lane = undefined;
+      for (const w of waiting.values()) w.reject(why);
+      waiting.clear();
+    };
+    worker.on("error", gone);
+    worker.on("exit", (code) => gone(new Error(`the urgent file lane's thread exited (code ${code})`)));
+    this.lane = lane;
+    return lane;
+  }
+}
+
+function asErrnoError(e: CallError): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(e.message);
+  if (e.code !== undefined) err.code = e.code;
+  if (e.errno !== undefined) err.errno = e.errno;
+  if (e.syscall !== undefined) err.syscall = e.syscall;
+  if (e.path !== undefined) err.path = e.path;
+  return err;
+}
