@@ -3,6 +3,7 @@
 
 export type FileCall = { seq: number } & (
   | { op: "open"; path: string; create: boolean }
+  | { op: "openFirst"; paths: string[]; create: boolean }
   | { op: "fstat"; fd: number }
   | { op: "read"; fd: number; length: number; position: number }
   | { op: "write"; fd: number; bytes: Uint8Array; position: number }
@@ -24,6 +25,6 @@ export interface CallError {
 
 export interface FileAnswer {
   seq: number;
-  value?: number | Uint8Array | { size: number; ino: number } | undefined;
+  value?: number | Uint8Array | { size: number; ino: number } | { fd: number; index: number; created: boolean } | undefined;
   error?: CallError;
 }

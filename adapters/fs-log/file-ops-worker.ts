@@ -13,6 +13,8 @@ function run(call: FileCall): { value: FileAnswer["value"]; transfer?: ArrayBuff
     case "open":
       // 0600 whatever the umask, as nodeFileOps.
       return { value: fs.openSync(call.path, call.create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0o600) };
+    case "openFirst":
+      return { value: openFirst(call.paths, call.create) };
     case "fstat": {
       const st = fs.fstatSync(call.fd);
       return { value: { size: st.size, ino: st.ino } };
@@ -51,6 +53,19 @@ function run(call: FileCall): { value: FileAnswer["value"]; transfer?: ArrayBuff
       return { value: undefined };
     }
   }
+}
+
+// As FileOps.openFirst says: the first that exists, else the first created, else undefined.
+function openFirst(paths: readonly string[], create: boolean): { fd: number; index: number; created: boolean } | undefined {
+  for (let index = 0; index < paths.length; index++) {
+    try {
+      return { fd: fs.openSync(paths[index]!, O_RDWR, 0o600), index, created: false };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+  if (!create || paths.length === 0) return undefined;
+  return { fd: fs.openSync(paths[0]!, O_RDWR | O_CREAT | O_EXCL, 0o600), index: 0, created: true };
 }
 
 const port = parentPort;

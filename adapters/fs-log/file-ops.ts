@@ -17,10 +17,24 @@ export interface FileOps {
    * log loops on `write` and then calls `fdatasync`.
    */
   writeAndSync?(fd: number, buf: Buffer, position: number): Promise<void>;
+  /**
+   * Optional, for the same lanes: opens read-write the first of `paths` that exists; with
+   * `create`, creates the first (O_EXCL) when none does; undefined when none does and not
+   * `create`. A missing path is passed over, any other error is thrown. Without it, the log
+   * opens both places at once and creates after.
+   */
+  openFirst?(paths: readonly string[], create: boolean): Promise<FirstOpen | undefined>;
   ftruncate(fd: number, length: number): Promise<void>;
   close(fd: number): Promise<void>;
   /** fsync a directory, so entries created or renamed in it survive a power loss. */
   syncDir(path: string): Promise<void>;
+}
+
+/** Which of openFirst's paths was opened (its index), and whether it was created. */
+export interface FirstOpen {
+  fd: number;
+  index: number;
+  created: boolean;
 }
 
 const { O_RDWR, O_CREAT, O_EXCL, O_RDONLY } = fs.constants;

@@ -107,10 +107,18 @@ export class FileTable {
   }
 
   private async openLog(id: string, create: boolean, ops: FileOps): Promise<OpenLog | undefined> {
+    const livePath = this.layout.logPath(id, false), archivedPath = this.layout.logPath(id, true);
+    if (ops.openFirst) {
+      // A lane that pays per call looks in both places and creates in one (thread-file-ops.ts).
+      if (create) await this.ensureDir();
+      const found = await ops.openFirst([livePath, archivedPath], create);
+      if (!found) return undefined;
+      if (found.created) return { id, fd: found.fd, path: livePath, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
+      return this.checked(id, found.index === 0 ? livePath : archivedPath, found.fd, ops);
+    }
     // Both places are looked at together: each look is a trip to libuv's thread pool and back,
     // a turn of the event loop, and a new conversation's file is in neither (docs/architecture.md,
     // "From a message to its agent"). The live log wins; the archived one is used only without it.
-    const livePath = this.layout.logPath(id, false), archivedPath = this.layout.logPath(id, true);
     const [live, archived] = await Promise.allSettled([tryOpen(ops, livePath), tryOpen(ops, archivedPath)] as const);
     const spare = async () => {
       if (archived.status === "fulfilled" && archived.value !== undefined) await ops.close(archived.value).catch(() => undefined);

@@ -9,10 +9,11 @@
 // moves) never overlap. Stages run in arrival order, except that a group of reads may go ahead
 // of the appends waiting for the next flush when none of them is to a file it reads
 // (exclusiveFor), and that an urgent append (src/log-urgency.ts: someone waits on it) is flushed
-// at once, beside a flush running for other files or none, rather than behind it (express); one
+// at once, beside a flush or reads of other files or nothing, rather than behind them (express); one
 // to a file in a flush under way goes as soon as that file's part of it is durable, ahead of the
-// next batch. Ordinary appends' file calls pass a gate to libuv's pool, urgent ones go by it
-// (pool-gate.ts). How one batch is written, synced and resolved is batch-flush.ts.
+// next batch; one held by an exclusive operation goes right after it. Ordinary appends' file
+// calls pass a gate to libuv's pool (pool-gate.ts), urgent ones run on a thread of their own
+// (thread-file-ops.ts). How one batch is written, synced and resolved is batch-flush.ts.
 
 import type { LogRecord } from "../../src/records.js";
 import { BatchFlusher, type Batch, type Opening, type Pending } from "./batch-flush.js";
@@ -45,6 +46,8 @@ export class GroupCommitWriter {
   private readonly afterExpress = new Set<string>();
   /** Files whose part of the flush under way was resolved early, for an urgent append: it need not wait. */
   private readonly doneInCurrent = new Set<string>();
+  /** Files with an urgent append waiting in the last batch for an exclusive stage or a read of theirs: express once passable. */
+  private readonly held = new Set<string>();
   /** Files in express flushes, gathering or running: nothing else touches them meanwhile. */
   private readonly expressFiles = new Set<string>();
   /** Express flushes not finished: the next stage waits for them. */
@@ -172,7 +175,8 @@ export class GroupCommitWriter {
    * Flushes `id` at once, beside the flush under way or when none runs, when nothing else touches
    * it: a trigger's records waited up to two flushes of every other conversation (50-250 ms each
    * under load, seconds under 2,000 ev/s) before its agent could start, though its own write and
-   * sync take a few milliseconds. Never beside an exclusive operation or a group of reads, and
+   * sync take a few milliseconds. Beside a group of reads of other files too; never beside an
+   * exclusive operation or a read of `id`, after which it goes express at once (held), and
    * only when `id` is in no stage queued, except for appends waiting in the last batch: those
    * move along with it, ahead of this one (with the new file that batch is opening early). When
    * the flush under way holds `id`, the append waits in the last batch and goes express as soon
@@ -183,12 +187,17 @@ export class GroupCommitWriter {
    */
   private express(id: string, entry: Pending): boolean {
     const cur = this.current;
-    if ((cur && !("batch" in cur)) || !this.passable(id)) return false;
+    if ((cur && "reads" in cur && cur.reads.has(id)) || (cur && "op" in cur) || !this.passable(id)) {
+      // After that stage (or the one in its way), not behind the next batch: a flush of every
+      // other conversation under load, which once held a trigger for ~1 s.
+      this.held.add(id);
+      return false;
+    }
     if (this.expressFiles.has(id)) {
       this.afterExpress.add(id);
       return false;
     }
-    if (cur?.batch.has(id) && !this.doneInCurrent.has(id)) {
+    if (cur && "batch" in cur && cur.batch.has(id) && !this.doneInCurrent.has(id)) {
       if (!this.flusher.settleEarly(id)) {
         this.afterCurrent.add(id);
         return false;
@@ -272,9 +281,12 @@ export class GroupCommitWriter {
       else await this.flusher.flush(stage.batch, this.lanes.bulk, stage.opening, (id) => this.partDone(id));
       this.current = undefined;
       this.inStage = false;
-      // Held by an exclusive stage, or their file's part of the flush failed before its settle.
-      this.expressWaiting(this.afterCurrent);
+      // Their file's part of the flush failed before its settle; or held by an exclusive stage
+      // or a read (those still held wait for the next stage's end, unless their batch has begun).
+      this.expressWaiting([...this.afterCurrent, ...this.held]);
       this.afterCurrent.clear();
+      const last = this.queue.at(-1);
+      for (const id of this.held) if (this.expressFiles.has(id) || !(last && "batch" in last && last.batch.has(id))) this.held.delete(id);
       this.doneInCurrent.clear();
     }
     this.running = false;

@@ -13,7 +13,7 @@
 // new one.
 
 import { Worker } from "node:worker_threads";
-import type { FileOps } from "./file-ops.js";
+import type { FileOps, FirstOpen } from "./file-ops.js";
 import type { CallError, FileAnswer, FileCall } from "./file-ops-protocol.js";
 import { workerFile } from "../worker-thread/worker-file.js";
 
@@ -42,6 +42,9 @@ export class ThreadFileOps implements FileOps {
   }
 
   open = (path: string, create: boolean) => this.call({ op: "open", path, create }) as Promise<number>;
+  // One trip for a log's two places and its creation (file-table.ts), not two or three.
+  openFirst = (paths: readonly string[], create: boolean) =>
+    this.call({ op: "openFirst", paths: [...paths], create }) as Promise<FirstOpen | undefined>;
   fstat = (fd: number) => this.call({ op: "fstat", fd }) as Promise<{ size: number; ino: number }>;
   write = (fd: number, buf: Buffer, offset: number, length: number, position: number) =>
     // Copied on the way (structured clone): the caller's buffer may be a slice of a shared pool.

@@ -140,6 +140,76 @@ describe("express flushes", () => {
     await log.close();
   });
 
+  it("flushes an urgent append beside a group of reads of other files under way, not behind it and the batch after it", async () => {
+    const dir = tempDir();
+    const [reading, busy, trigger] = [convId("reading 5"), convId("busy 5"), convId("trigger 5")];
+    const held = heldSyncs(busy);
+    let armed = false, readHeld = false;
+    let releaseRead!: () => void;
+    const readGate = new Promise<void>((r) => (releaseRead = r));
+    const ops: FileOps = {
+      ...held.ops,
+      open: async (path, create) => {
+        if (armed && !create && path.includes(reading)) {
+          readHeld = true;
+          await readGate;
+        }
+        return held.ops.open(path, create);
+      },
+    };
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    await log.append(reading, [rec(1)]);
+    armed = true;
+    const read = log.read(reading);
+    await until(() => readHeld);
+    const stuck = log.append(busy, [rec(1)]);
+    const urgent = log.append(trigger, [rec(1)], true);
+    expect(await within(urgent, 10_000)).toBe("durable");
+    expect(ns(dir, trigger)).toEqual([1]);
+    expect(await within(read, 50)).toBe("still waiting");
+    releaseRead();
+    expect((await read).map((r) => r.n)).toEqual([1]);
+    held.release(busy);
+    expect(await settled(stuck)).toBe("durable");
+    await log.close();
+  });
+
+  it("flushes an urgent append held by an exclusive operation as soon as it is done, not behind the next batch", async () => {
+    const dir = tempDir();
+    const [moved, busy, trigger] = [convId("moved 6"), convId("busy 6"), convId("trigger 6")];
+    const held = heldSyncs(busy);
+    let armed = false, dirHeld = false;
+    let releaseDir!: () => void;
+    const dirGate = new Promise<void>((r) => (releaseDir = r));
+    const ops: FileOps = {
+      ...held.ops,
+      syncDir: async (path) => {
+        if (armed && path.endsWith("archive")) {
+          dirHeld = true;
+          await dirGate;
+        }
+        return held.ops.syncDir(path);
+      },
+    };
+    const log = new FileConversationLog(dir, { fileOps: ops });
+    await log.append(moved, [rec(1)]);
+    armed = true;
+    const moving = log.setArchived(moved, true);
+    await until(() => dirHeld);
+    const stuck = log.append(busy, [rec(1)]);
+    const urgent = log.append(trigger, [rec(1)], true);
+    // An exclusive operation is alone on the files.
+    expect(await within(urgent, 100)).toBe("still waiting");
+    releaseDir();
+    await moving;
+    expect(await within(urgent, 10_000)).toBe("durable");
+    expect(ns(dir, trigger)).toEqual([1]);
+    expect(await within(stuck, 50)).toBe("still waiting");
+    held.release(busy);
+    expect(await settled(stuck)).toBe("durable");
+    await log.close();
+  });
+
   it("refuses a new conversation's records when its directory's sync fails, though their own sync ran beside it", async () => {
     const dir = tempDir();
     let failDir = false;

@@ -5,7 +5,7 @@
 // keeps the process alive only while it owes an answer.
 
 import { spawnSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -124,4 +124,56 @@ describe("the urgent lane's thread", () => {
     expect(threads()?.running).toBe(false);
     expect(new FileConversationLog(tempDir(), { fileOps: nodeFileOps }) as unknown as { urgentThread?: unknown }).toMatchObject({ urgentThread: undefined });
   });
+
+  it("opens the first of a log's places that exists, or creates the first, in one call", async () => {
+    const dir = tempDir();
+    const ops = new ThreadFileOps();
+    try {
+      const [a, b, c] = ["a", "b", "c"].map((n) => join(dir, n)) as [string, string, string];
+      writeFileSync(b, "b");
+      writeFileSync(c, "c");
+      const second = await ops.openFirst([a, b, c], true);
+      expect(second).toMatchObject({ index: 1, created: false });
+      await ops.close(second!.fd);
+      expect(await ops.openFirst([a], false)).toBeUndefined();
+      const made = await ops.openFirst([a, join(dir, "d")], true);
+      expect(made).toMatchObject({ index: 0, created: true });
+      await ops.writeAndSync(made!.fd, Buffer.from("a"), 0);
+      await ops.close(made!.fd);
+      expect(readFileSync(a, "utf8")).toBe("a");
+      // Not "missing": a path under a file is an error, not a place to pass over.
+      await expect(ops.openFirst([join(b, "x"), c], true)).rejects.toMatchObject({ code: "ENOTDIR" });
+    } finally {
+      await ops.stop();
+    }
+  });
+
+  for (const lane of ["the thread", "libuv's pool"] as const) {
+    it(`appends urgently to the live log, else the archived one, else a new file, on ${lane}`, async () => {
+      const dir = tempDir();
+      const [both, archivedOnly, fresh, broken] = [convId("both"), convId("archived only"), convId("new"), convId("broken")];
+      mkdirSync(join(dir, "conversations", "archive"), { recursive: true });
+      const line = (tag: string) => `${JSON.stringify({ ...rec(1), path: tag })}\n`;
+      const live = (id: string) => join(dir, "conversations", `${id}.jsonl`);
+      const archived = (id: string) => join(dir, "conversations", "archive", `${id}.jsonl`);
+      writeFileSync(live(both), line("live"));
+      writeFileSync(archived(both), line("archived"));
+      writeFileSync(archived(archivedOnly), line("archived"));
+      mkdirSync(live(broken));
+      const log = new FileConversationLog(dir, lane === "the thread" ? {} : { fileOps: nodeFileOps });
+      try {
+        await log.append(both, [rec(2)], true);
+        await log.append(archivedOnly, [rec(2)], true);
+        await log.append(fresh, [rec(1)], true);
+        await expect(log.append(broken, [rec(1)], true)).rejects.toMatchObject({ name: "LogWriteError" });
+      } finally {
+        await log.close();
+      }
+      const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l).n);
+      expect(lines(live(both))).toEqual([1, 2]);
+      expect(lines(archived(both))).toEqual([1]);
+      expect(lines(archived(archivedOnly))).toEqual([1, 2]);
+      expect(lines(live(fresh))).toEqual([1]);
+    });
+  }
 });
