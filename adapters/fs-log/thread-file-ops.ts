@@ -2,15 +2,15 @@
 // agent's answer) on a thread of their own, made there with synchronous calls one at a time.
 // On libuv's pool they waited for one of its four threads, held by the bulk flush's writes and
 // syncs: under 2,000 ev/s a page-cache write of a few hundred bytes waited 3 ms at the median
-// and 51 at the p99, a sync 62, a directory sync 86 (traced, docs/architecture.md). Here only
-// the disk's own time is left. Descriptors are the process's, so a file opened on either lane
-// is written on the other; the writer never has one file in two flushes at once.
+// and 51 at the p99 (traced, docs/architecture.md). Here a call waits for the disk, and for a
+// turn of the main thread's loop to take its answer (under load, the larger part), so related
+// calls go in one trip (writeAndSync, openFirst). Descriptors are the process's: a file opened
+// on either lane is written on the other; the writer never has one file in two flushes at once.
 //
-// The thread starts with the first call (the daemon may never make one), or at start (start)
-// in a daemon that runs agents, and holds a reference on the process only while a call is in
-// flight. If it dies, the calls in flight fail with
-// their file's LogWriteError path (the flush cuts the file back) and the next call starts a
-// new one.
+// The thread starts with the first call (the daemon may never make one), or earlier (start) in
+// a daemon that runs agents, and holds a reference on the process only while a call is in
+// flight. If it dies, its calls in flight fail (a flush then fails its file's appends and cuts
+// the file back) and the next call starts a new one.
 
 import { Worker } from "node:worker_threads";
 import type { FileOps, FirstOpen } from "./file-ops.js";
@@ -47,12 +47,11 @@ export class ThreadFileOps implements FileOps {
     this.call({ op: "openFirst", paths: [...paths], create }) as Promise<FirstOpen | undefined>;
   fstat = (fd: number) => this.call({ op: "fstat", fd }) as Promise<{ size: number; ino: number }>;
   write = (fd: number, buf: Buffer, offset: number, length: number, position: number) =>
-    // Copied on the way (structured clone): the caller's buffer may be a slice of a shared pool.
-    this.call({ op: "write", fd, bytes: buf.subarray(offset, offset + length), position }) as Promise<number>;
+    this.call({ op: "write", fd, bytes: own(buf.subarray(offset, offset + length)), position }) as Promise<number>;
   fdatasync = (fd: number) => this.call({ op: "fdatasync", fd }) as Promise<void>;
   // One trip for a flush's write and sync: each trip waits for a turn of the main thread's loop.
   writeAndSync = (fd: number, buf: Buffer, position: number) =>
-    this.call({ op: "writeAndSync", fd, bytes: buf, position }) as Promise<void>;
+    this.call({ op: "writeAndSync", fd, bytes: own(buf), position }) as Promise<void>;
   ftruncate = (fd: number, length: number) => this.call({ op: "ftruncate", fd, length }) as Promise<void>;
   close = (fd: number) => this.call({ op: "close", fd }) as Promise<void>;
   syncDir = (path: string) => this.call({ op: "syncDir", path }) as Promise<void>;
@@ -90,7 +89,8 @@ export class ThreadFileOps implements FileOps {
       waiting.set(seq, { resolve, reject });
       // Referenced only while it owes an answer: an idle lane never keeps the process alive.
       if (waiting.size === 1) worker.ref();
-      worker.postMessage({ ...call, seq });
+      // The bytes to write are a copy of their own: handed over, not cloned again.
+      worker.postMessage({ ...call, seq }, "bytes" in call ? [call.bytes.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -117,6 +117,12 @@ export class ThreadFileOps implements FileOps {
     this.lane = lane;
     return lane;
   }
+}
+
+// A copy of exactly these bytes: the caller's buffer may be a view of a shared pool (Node's 8 KB
+// one for small buffers), which a structured clone would copy whole, and which cannot be handed over.
+function own(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
 }
 
 function asErrnoError(e: CallError): NodeJS.ErrnoException {
