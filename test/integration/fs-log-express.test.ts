@@ -59,6 +59,23 @@ function heldSyncs(...names: string[]) {
   return { ops, holding, release: (name: string) => releases.get(name)!() };
 }
 
+/** A file call that, once armed, waits in `pass` until `open`; `reached` once one did. */
+function callGate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const gate = {
+    armed: false,
+    reached: false,
+    open,
+    async pass(): Promise<void> {
+      if (!gate.armed) return;
+      gate.reached = true;
+      await opened;
+    },
+  };
+  return gate;
+}
+
 const settled = (p: Promise<unknown>) => p.then(() => "durable", (e: unknown) => `failed: ${String(e)}`);
 /** What `p` came to within `ms`, or "still waiting". */
 const within = (p: Promise<unknown>, ms: number) =>
@@ -144,30 +161,25 @@ describe("express flushes", () => {
     const dir = tempDir();
     const [reading, busy, trigger] = [convId("reading 5"), convId("busy 5"), convId("trigger 5")];
     const held = heldSyncs(busy);
-    let armed = false, readHeld = false;
-    let releaseRead!: () => void;
-    const readGate = new Promise<void>((r) => (releaseRead = r));
+    const gate = callGate();
     const ops: FileOps = {
       ...held.ops,
       open: async (path, create) => {
-        if (armed && !create && path.includes(reading)) {
-          readHeld = true;
-          await readGate;
-        }
+        if (!create && path.includes(reading)) await gate.pass();
         return held.ops.open(path, create);
       },
     };
     const log = new FileConversationLog(dir, { fileOps: ops });
     await log.append(reading, [rec(1)]);
-    armed = true;
+    gate.armed = true;
     const read = log.read(reading);
-    await until(() => readHeld);
+    await until(() => gate.reached);
     const stuck = log.append(busy, [rec(1)]);
     const urgent = log.append(trigger, [rec(1)], true);
     expect(await within(urgent, 10_000)).toBe("durable");
     expect(ns(dir, trigger)).toEqual([1]);
     expect(await within(read, 50)).toBe("still waiting");
-    releaseRead();
+    gate.open();
     expect((await read).map((r) => r.n)).toEqual([1]);
     held.release(busy);
     expect(await settled(stuck)).toBe("durable");
@@ -178,29 +190,24 @@ describe("express flushes", () => {
     const dir = tempDir();
     const [moved, busy, trigger] = [convId("moved 6"), convId("busy 6"), convId("trigger 6")];
     const held = heldSyncs(busy);
-    let armed = false, dirHeld = false;
-    let releaseDir!: () => void;
-    const dirGate = new Promise<void>((r) => (releaseDir = r));
+    const gate = callGate();
     const ops: FileOps = {
       ...held.ops,
       syncDir: async (path) => {
-        if (armed && path.endsWith("archive")) {
-          dirHeld = true;
-          await dirGate;
-        }
+        if (path.endsWith("archive")) await gate.pass();
         return held.ops.syncDir(path);
       },
     };
     const log = new FileConversationLog(dir, { fileOps: ops });
     await log.append(moved, [rec(1)]);
-    armed = true;
+    gate.armed = true;
     const moving = log.setArchived(moved, true);
-    await until(() => dirHeld);
+    await until(() => gate.reached);
     const stuck = log.append(busy, [rec(1)]);
     const urgent = log.append(trigger, [rec(1)], true);
     // An exclusive operation is alone on the files.
     expect(await within(urgent, 100)).toBe("still waiting");
-    releaseDir();
+    gate.open();
     await moving;
     expect(await within(urgent, 10_000)).toBe("durable");
     expect(ns(dir, trigger)).toEqual([1]);
