@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { EventRepositorySqlite } from "@nostr-relay/event-repository-sqlite";
 import type { NostrEvent } from "../src/types.js";
+import { PORT_FILE, TOKEN_FILE } from "../daemon/front-desk/api/token.js";
 import { CACHE_DIR, ensureDataset, readDataset, type Shape } from "./workload.js";
 
 export const BIN = resolve(import.meta.dirname, "../../bin/tenexd.js");
@@ -231,19 +232,19 @@ export function cpuSecondsOf(pid: number, tid?: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/**
- * The first log line with this message (e.g. the back-fill's "caught up"); stderr may trail
- * the ready line on stdout by a moment, so it waits a little for it.
- */
 /** GET `path` of a running daemon's API (its port and token from `tenexDir`), the JSON answer. */
 export async function daemonApi(tenexDir: string, path: string): Promise<any> {
-  const port = readFileSync(join(tenexDir, "daemon.port"), "utf8").trim();
-  const token = readFileSync(join(tenexDir, "daemon.token"), "utf8").trim();
+  const port = readFileSync(join(tenexDir, PORT_FILE), "utf8").trim();
+  const token = readFileSync(join(tenexDir, TOKEN_FILE), "utf8").trim();
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
   if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
   return res.json();
 }
 
+/**
+ * The first log line with this message (e.g. the back-fill's "caught up"); stderr may trail
+ * the ready line on stdout by a moment, so it waits a little for it.
+ */
 export function logLine(d: DaemonChild, msg: string, timeoutMs = 5_000): Promise<LogLine> {
   return pollFor(() => d.logs.find((l) => l.msg === msg), timeoutMs, `no "${msg}" log line`, 20);
 }
