@@ -11,7 +11,7 @@ import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from
 import { chooseVerifier, type VerifierBackend } from "./verifier-choice.js";
 import type { Verdict } from "./verify-protocol.js";
 import { workerFile } from "./worker-file.js";
-import { WorkerSlot, type Batch, type OnWorkerStart } from "./worker-slot.js";
+import { WorkerSlot, type Batch, type OnWorkerReady } from "./worker-slot.js";
 
 export interface VerifierPoolOptions {
   /** Worker threads; default `os.availableParallelism()`. */
@@ -20,8 +20,8 @@ export interface VerifierPoolOptions {
   maxBatch?: number;
   /** How long a single event may wait for others to share its message; default 1 ms. */
   lingerMs?: number;
-  /** Called with every worker started, replacements included (thread ids for status, tests). */
-  onWorkerStart?: OnWorkerStart;
+  /** Called with every worker once it has loaded its verifier, replacements included (tests). */
+  onWorkerReady?: OnWorkerReady;
   /**
    * The verifier the workers run; default: chosen now (verifier-choice.ts), as the daemon's.
    * (The default was nostr-wasm, and the in-process ingest benchmark measured the fallback
@@ -69,7 +69,7 @@ export class VerifierPool implements EventVerifier {
     const file = workerFile();
     const backend = (this.backend = opts.backend ?? chooseVerifier().backend);
     this.slots = Array.from({ length: workers }, (_, i) =>
-      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerStart, backend));
+      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerReady, backend));
   }
 
   verify(ev: NostrEvent): Promise<boolean> {

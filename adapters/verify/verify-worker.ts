@@ -1,18 +1,33 @@
 // Entry point of one VerifierPool worker thread: verifies each batch it is sent and answers
 // with one verdict code per event, with the verifier the process chose at start (its backend
 // comes in workerData; verifier-choice.ts). Loaded from its compiled form (see worker-file.ts).
+// It ends itself when the pool asks (closing its port ends the thread between two batches);
+// worker-slot.ts says why it is not terminated from outside.
 
 import { parentPort, workerData } from "node:worker_threads";
-import { loadCheck, type VerifierBackend } from "./verifier-choice.js";
-import { verdictCode, type VerifyRequest, type VerifyResponse } from "./verify-protocol.js";
+import { loadCheck } from "./verifier-choice.js";
+import {
+  SHARED_CHECKING,
+  SHARED_STOP,
+  verdictCode,
+  type PoolMessage,
+  type VerifyResponse,
+  type VerifyWorkerData,
+  type WorkerReady,
+} from "./verify-protocol.js";
 
 if (!parentPort) throw new Error("verify-worker.js runs only as a worker thread of VerifierPool");
 const port = parentPort;
-const check = await loadCheck((workerData as { backend?: VerifierBackend } | undefined)?.backend ?? "nostr-wasm");
+const { backend, shared } = workerData as VerifyWorkerData;
+const check = await loadCheck(backend);
 
-port.on("message", (req: VerifyRequest) => {
+port.on("message", (req: PoolMessage) => {
+  if ("stop" in req || Atomics.load(shared, SHARED_STOP) === 1) return port.close();
+  Atomics.store(shared, SHARED_CHECKING, req.batch + 1);
   const codes = new Uint8Array(req.events.length);
   for (let i = 0; i < req.events.length; i++) codes[i] = verdictCode(check(req.events[i]!));
   const res: VerifyResponse = { batch: req.batch, codes };
   port.postMessage(res, [codes.buffer]);
+  Atomics.store(shared, SHARED_CHECKING, 0);
 });
+port.postMessage({ ready: true } satisfies WorkerReady);
