@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only name,name] [-- --cpu-prof DIR]`: runs the benchmarks
+// `npm run bench [-- --quick] [-- --only name,name] [-- --cpu-prof DIR]` (`-- --help`): runs the benchmarks
 // of bench/goals.ts and the issues, prints each figure beside its goal, its machine limit and
 // TENEX's figure, and writes bench/results/latest.{json,md}. The machine limits run first so
 // that every later figure can be printed beside the limit measured in the same run.
@@ -143,12 +143,33 @@ function withLimit(figures: Figure[], name: string, set: (v: number) => void): F
   return figures;
 }
 
+const USAGE = `usage: npm run bench -- [--quick] [--only NAME,...] [--cpu-prof DIR]
+  --quick     under two minutes: the 1,000,000-event figures are left out (and said so)
+  --only      just these benchmarks (and what they need): each NAME a task, or a figure one
+              produces (a task's own prefixes too, such as ingest_live_); bench/results/latest.*
+              are left as they were.
+              Tasks: ${TASKS.map((t) => t.id).join(", ")}
+  --cpu-prof  every daemon child process writes a CPU profile into DIR`;
+
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]) {
   const flag = (name: string) => {
     const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
+    if (i < 0) return undefined;
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith("--")) throw new UsageError(`${name} needs a value`);
+    return value;
   };
-  return { quick: argv.includes("--quick"), only: flag("--only")?.split(",").filter(Boolean), cpuProf: flag("--cpu-prof") };
+  const only = flag("--only")?.split(",").filter(Boolean);
+  const cpuProf = flag("--cpu-prof");
+  const values = new Set([only && argv[argv.indexOf("--only") + 1], cpuProf]);
+  const unknown = argv.filter((a) => !["--quick", "--only", "--cpu-prof"].includes(a) && !values.has(a));
+  if (unknown.length > 0) throw new UsageError(`unknown argument ${unknown.map((a) => JSON.stringify(a)).join(", ")}`);
+  // A name that matches nothing used to run only the machine limits, silently.
+  const unmatched = (only ?? []).filter((n) => !TASKS.some((t) => producesAny(t, [n])));
+  if (unmatched.length > 0) throw new UsageError(`--only: no benchmark produces ${unmatched.join(", ")}`);
+  return { quick: argv.includes("--quick"), only, cpuProf };
 }
 
 const producesAny = (t: Task, names: string[]) =>
@@ -171,7 +192,19 @@ function select(quick: boolean, only: string[] | undefined): { tasks: Task[]; sk
 const fmtS = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  let args: ReturnType<typeof parseArgs>;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`bench: ${err.message}\n${USAGE}`);
+    return 2;
+  }
   if (args.cpuProf) setDaemonNodeArgs(["--cpu-prof", `--cpu-prof-dir=${resolve(args.cpuProf)}`]);
   const { tasks, skipped } = select(args.quick, args.only);
   const estimate = (t: Task) => t.est[args.quick ? 0 : 1];

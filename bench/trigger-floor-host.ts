@@ -40,14 +40,18 @@ const files = new Map<string, FileHandle>();
 let lines = new Map<string, string[]>();
 let after: (() => void)[] = [];
 let flushing = false;
+/** The flush under way or the last one. */
+let flushed: Promise<void> = Promise.resolve();
+let stopping = false;
 
 function append(file: string, line: string, then?: () => void): void {
+  if (stopping) return;
   const key = perConversation ? file : "";
   const list = lines.get(key);
   if (list) list.push(line);
   else lines.set(key, [line]);
   if (then) after.push(then);
-  if (!flushing) void flush();
+  if (!flushing) flushed = flush();
 }
 
 async function flush(): Promise<void> {
@@ -112,7 +116,13 @@ async function answer(root: NostrEvent, content: string): Promise<void> {
   append(root.id, `${JSON.stringify(reply)}\n`, () => ws.send(JSON.stringify(["EVENT", reply])));
 }
 
+// The files are closed once the flush under way is done (closed under it, its writes failed
+// with EBADF and the host died printing them, after the figures were taken).
 process.on("SIGTERM", () => {
+  stopping = true;
   ws.close();
-  void Promise.all([journal, ...files.values()].map((h) => h?.close())).then(() => process.exit(0));
+  void flushed
+    .catch(() => undefined)
+    .then(() => Promise.all([journal, ...files.values()].map((h) => h?.close())))
+    .then(() => process.exit(0));
 });
