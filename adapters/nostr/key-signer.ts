@@ -1,10 +1,11 @@
 // Signs events with one secret key held in memory (loaded by the daemon from a 0600 file or
 // the environment; this class never reads or logs it).
 
-import { finalizeEvent, getPublicKey } from "nostr-tools/pure";
+import { finalizeEvent } from "nostr-tools/pure";
 import type { Signer } from "../../src/ports.js";
 import type { NostrEvent, UnsignedEvent } from "../../src/types.js";
 import { eventHash, loadNativeSchnorr, type NativeSchnorr } from "../verify/native-verify.js";
+import { publicKeyOf } from "./public-key.js";
 
 // Signing with nostr-tools' pure-JS secp256k1 cost ~1 ms of the main thread an event (more under
 // load): every agent's answer, every 513 and 24133. With bcrypto's native BIP-340 (the verifier's
@@ -27,7 +28,7 @@ export class KeySigner implements Signer {
     // Our own copy: a caller zeroing or reusing its buffer must not change who we sign as.
     this.secretKey = Uint8Array.from(secretKey);
     try {
-      this.pubkey = getPublicKey(this.secretKey);
+      this.pubkey = publicKeyOf(this.secretKey);
     } catch {
       throw new InvalidSecretKeyError("secret key is not a valid secp256k1 scalar");
     }

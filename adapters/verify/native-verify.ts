@@ -18,6 +18,8 @@ export interface NativeSchnorr {
   verify(msg: Buffer, sig: Buffer, key: Buffer): boolean;
   /** BIP-340, with 32 fresh random bytes of auxiliary data when `aux` is left out. */
   sign(msg: Buffer, key: Buffer, aux?: Buffer): Buffer;
+  /** The x-only public key of a secret key; throws on one that is not in 0 < k < n. */
+  publicKeyCreate(key: Buffer): Buffer;
 }
 
 /** bcrypto's BIP-340 bound to libsecp256k1, or why it cannot be had here. */

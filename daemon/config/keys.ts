@@ -3,7 +3,7 @@
 
 import { relative } from "node:path";
 import { npubEncode } from "nostr-tools/nip19";
-import { getPublicKey } from "nostr-tools/pure";
+import { publicKeyOf } from "../../adapters/nostr/public-key.js";
 import { createKeyFile, type Env, KeyFileError, parseSecretKey, readKeyFile, readProjectFiles } from "./index.js";
 
 export type KeyStatus = "created" | "existing" | "env" | "error";
@@ -64,6 +64,6 @@ function fromEnv(who: string, name: string, env: Env): KeyReport {
 }
 
 function withKey(row: KeyReport, sk: Uint8Array): KeyReport {
-  const pubkey = getPublicKey(sk);
+  const pubkey = publicKeyOf(sk);
   return { ...row, pubkey, npub: npubEncode(pubkey) };
 }

@@ -1,8 +1,8 @@
 // Reads each agent's and the owner's secret key and checks it against what the config says.
 // Returns a result per key (instead of throwing at the first) so `doctor` can list every problem.
 
-import { getPublicKey } from "nostr-tools/pure";
 import { npubEncode } from "nostr-tools/nip19";
+import { publicKeyOf } from "../../adapters/nostr/public-key.js";
 import type { ConfigIssue } from "./errors.js";
 import { KeyFileError, parseSecretKey, readKeyFile } from "./key-file.js";
 import { AGENTS_FILE, CONFIG_FILE } from "./read-project-files.js";
@@ -35,7 +35,7 @@ async function readKey(source: KeySource, file: string, path: string, env: Env):
   if ("env" in source) return keyFromEnv(source.env, file, path, env);
   try {
     const secretKey = await readKeyFile(source.file);
-    return { ok: true, secretKey, pubkey: getPublicKey(secretKey) };
+    return { ok: true, secretKey, pubkey: publicKeyOf(secretKey) };
   } catch (err) {
     if (err instanceof KeyFileError) return fail(file, path, err.problem);
     throw err;
@@ -49,7 +49,7 @@ function keyFromEnv(name: string, file: string, path: string, env: Env): KeyResu
   }
   const secretKey = parseSecretKey(value);
   if (secretKey === undefined) return fail(file, path, `environment variable ${name} must hold an nsec1… or 64-hex secret key`);
-  return { ok: true, secretKey, pubkey: getPublicKey(secretKey) };
+  return { ok: true, secretKey, pubkey: publicKeyOf(secretKey) };
 }
 
 const fail = (file: string, path: string, problem: string): KeyResult => ({ ok: false, issue: { file, path, problem } });
