@@ -4,7 +4,8 @@
 import { finalizeEvent } from "nostr-tools/pure";
 import type { Signer } from "../../src/ports.js";
 import type { NostrEvent, UnsignedEvent } from "../../src/types.js";
-import { eventHash, loadNativeSchnorr, type NativeSchnorr } from "../verify/native-verify.js";
+import { loadNativeSchnorr, type NativeSchnorr } from "../verify/native-schnorr.js";
+import { eventHash } from "../verify/native-verify.js";
 import { publicKeyOf } from "./public-key.js";
 
 // Signing with nostr-tools' pure-JS secp256k1 cost ~1 ms of the main thread an event (more under

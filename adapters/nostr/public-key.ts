@@ -6,7 +6,7 @@
 // does not load it.
 
 import { getPublicKey } from "nostr-tools/pure";
-import { loadNativeSchnorr, type NativeSchnorr } from "../verify/native-verify.js";
+import { loadNativeSchnorr, type NativeSchnorr } from "../verify/native-schnorr.js";
 
 let native: NativeSchnorr | null | undefined;
 

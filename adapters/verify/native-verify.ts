@@ -5,34 +5,12 @@
 // (verifier-choice.ts). The id is hashed with node:crypto, the serialization nostr-wasm hashes.
 
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
 import type { NostrEvent } from "../../src/types.js";
 import { formVerdict } from "./js-verify.js";
+import { loadNativeSchnorr, type NativeSchnorr } from "./native-schnorr.js";
 import type { Verdict } from "./verify-protocol.js";
 
 export type Check = (ev: NostrEvent) => Verdict;
-
-export interface NativeSchnorr {
-  /** 2 when libsecp256k1 is bound natively; 0 or 1 for bcrypto's JS backends. */
-  native: number;
-  verify(msg: Buffer, sig: Buffer, key: Buffer): boolean;
-  /** BIP-340, with 32 fresh random bytes of auxiliary data when `aux` is left out. */
-  sign(msg: Buffer, key: Buffer, aux?: Buffer): Buffer;
-  /** The x-only public key of a secret key; throws on one that is not in 0 < k < n. */
-  publicKeyCreate(key: Buffer): Buffer;
-}
-
-/** bcrypto's BIP-340 bound to libsecp256k1, or why it cannot be had here. */
-export function loadNativeSchnorr(): { schnorr: NativeSchnorr } | { reason: string } {
-  let schnorr: NativeSchnorr;
-  try {
-    schnorr = createRequire(import.meta.url)("bcrypto/lib/schnorr") as NativeSchnorr;
-  } catch (err) {
-    return { reason: `bcrypto is not installed or did not build (${err instanceof Error ? err.message.split("\n")[0] : String(err)})` };
-  }
-  if (schnorr.native !== 2) return { reason: `bcrypto loaded without its native backend (native=${schnorr.native})` };
-  return { schnorr };
-}
 
 /** The check, or why bcrypto's native backend cannot give one here. */
 export function loadNativeCheck(): { check: Check } | { reason: string } {

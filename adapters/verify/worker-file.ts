@@ -6,7 +6,7 @@ import { WorkerFileError } from "./errors.js";
 
 // The modules of this repository the worker loads (its imports, transitively).
 const WORKER_SOURCES = [
-  "adapters/verify/verifier-choice", "adapters/verify/native-verify", "adapters/verify/self-test",
+  "adapters/verify/verifier-choice", "adapters/verify/native-verify", "adapters/verify/native-schnorr", "adapters/verify/self-test",
   "adapters/verify/wasm-verify", "adapters/verify/js-verify", "adapters/verify/verify-protocol", "src/types",
 ];
 

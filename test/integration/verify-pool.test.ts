@@ -3,11 +3,10 @@
 // nothing ever hangs.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Worker } from "node:worker_threads";
 import { initNostrWasm } from "nostr-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerifierClosedError, VerifierError, VerifierUnavailableError, VerifyFailedError } from "../../adapters/verify/errors.js";
@@ -57,7 +56,7 @@ beforeAll(async () => {
 });
 
 // Pools closed at random moments of their workers' start (between 0.3 and 1 times the time a pool
-// takes to answer its first event here), for `budgetMs`. Before workers were let finish loading,
+// takes to answer its first event here), for `budgetMs`. While the pool terminated its workers,
 // 2 of 6 such runs of 6 s aborted on bcrypto's assertion (exit 134).
 const stormScript = (poolModule: string, budgetMs: number) => `
   import { VerifierPool } from ${JSON.stringify(poolModule)};
@@ -179,6 +178,7 @@ describe("VerifierPool", () => {
     const file = join(dir, "storm.mjs");
     writeFileSync(file, stormScript(DIST("adapters/verify/verifier-pool.js"), 5_000));
     const run = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 60_000 });
+    rmSync(dir, { recursive: true, force: true });
     expect(run.stderr).toBe("");
     expect(run.signal).toBe(null);
     expect(run.status).toBe(0);
