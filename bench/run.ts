@@ -154,22 +154,23 @@ const USAGE = `usage: npm run bench -- [--quick] [--only NAME,...] [--cpu-prof D
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]) {
-  const flag = (name: string) => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith("--")) throw new UsageError(`${name} needs a value`);
-    return value;
-  };
-  const only = flag("--only")?.split(",").filter(Boolean);
-  const cpuProf = flag("--cpu-prof");
-  const values = new Set([only && argv[argv.indexOf("--only") + 1], cpuProf]);
-  const unknown = argv.filter((a) => !["--quick", "--only", "--cpu-prof"].includes(a) && !values.has(a));
-  if (unknown.length > 0) throw new UsageError(`unknown argument ${unknown.map((a) => JSON.stringify(a)).join(", ")}`);
+  const args: { quick: boolean; only?: string[]; cpuProf?: string } = { quick: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--quick") {
+      args.quick = true;
+      continue;
+    }
+    if (arg !== "--only" && arg !== "--cpu-prof") throw new UsageError(`unknown argument ${JSON.stringify(arg)}`);
+    const value = argv[++i];
+    if (value === undefined || value.startsWith("--")) throw new UsageError(`${arg} needs a value`);
+    if (arg === "--only") args.only = value.split(",").filter(Boolean);
+    else args.cpuProf = value;
+  }
   // A name that matches nothing used to run only the machine limits, silently.
-  const unmatched = (only ?? []).filter((n) => !TASKS.some((t) => producesAny(t, [n])));
+  const unmatched = (args.only ?? []).filter((n) => !TASKS.some((t) => producesAny(t, [n])));
   if (unmatched.length > 0) throw new UsageError(`--only: no benchmark produces ${unmatched.join(", ")}`);
-  return { quick: argv.includes("--quick"), only, cpuProf };
+  return args;
 }
 
 const producesAny = (t: Task, names: string[]) =>

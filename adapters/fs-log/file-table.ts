@@ -113,7 +113,7 @@ export class FileTable {
       if (create) await this.ensureDir();
       const found = await ops.openFirst([livePath, archivedPath], create);
       if (!found) return undefined;
-      if (found.created) return { id, fd: found.fd, path: livePath, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
+      if (found.created) return created(id, livePath, found.fd);
       return this.checked(id, found.index === 0 ? livePath : archivedPath, found.fd, ops);
     }
     // Both places are looked at together: each look is a trip to libuv's thread pool and back,
@@ -135,8 +135,7 @@ export class FileTable {
     if (archived.value !== undefined) return this.checked(id, archivedPath, archived.value, ops);
     if (!create) return undefined;
     await this.ensureDir();
-    const fd = await ops.open(livePath, true);
-    return { id, fd, path: livePath, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
+    return created(id, livePath, await ops.open(livePath, true));
   }
 
   private async checked(id: string, path: string, fd: number, ops: FileOps): Promise<OpenLog> {
@@ -193,4 +192,9 @@ async function tryOpen(ops: FileOps, path: string): Promise<number | undefined> 
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
+}
+
+/** A log file this process has just created: empty, its directory entry not yet synced. */
+function created(id: string, path: string, fd: number): OpenLog {
+  return { id, fd, path, size: 0, lastN: 0, fresh: true, pins: 0, setAside: 0 };
 }
