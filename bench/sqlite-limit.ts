@@ -10,13 +10,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Figure } from "./figure.js";
 
-const CREATE_TABLE = `
+export const CREATE_TABLE = `
   CREATE TABLE messages (
     conversation_id TEXT NOT NULL, n INTEGER NOT NULL, event_id TEXT NOT NULL UNIQUE,
     author TEXT NOT NULL, kind INTEGER NOT NULL, created_at INTEGER NOT NULL, preview TEXT NOT NULL,
     size INTEGER NOT NULL, PRIMARY KEY (conversation_id, n));
   CREATE INDEX messages_by_time ON messages (created_at);`;
-const INSERT_ROW = `
+export const INSERT_ROW = `
   INSERT INTO messages (conversation_id, n, event_id, author, kind, created_at, preview, size)
   VALUES (?, ?, ?, ?, 1111, ?, ?, 800)`;
 

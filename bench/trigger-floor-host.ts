@@ -16,12 +16,11 @@
 //   node dist/bench/trigger-floor-host.js RELAY_URL SCRIPT JOURNAL [files]   (FLOOR_AGENT_SK: the agent's key, hex)
 
 import { spawn } from "node:child_process";
-import { open, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
 import { WebSocket } from "ws";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { loadNativeCheck } from "../adapters/verify/native-verify.js";
-import { isHex64, type NostrEvent } from "../src/types.js";
+import type { NostrEvent } from "../src/types.js";
+import { conversationFile, FloorJournal } from "./floor-journal.js";
 
 const [url, script, journalPath, layout] = process.argv.slice(2) as (string | undefined)[];
 const sk = process.env.FLOOR_AGENT_SK;
@@ -31,63 +30,8 @@ const native = loadNativeCheck();
 if (!("check" in native)) throw new Error(`the floor verifies natively: ${native.reason}`);
 const check = native.check;
 const signer = new KeySigner(Uint8Array.from(Buffer.from(sk, "hex")));
-const perConversation = layout === "files";
-const dir = journalPath;
-const journal = perConversation ? undefined : await open(journalPath, "a");
-const files = new Map<string, FileHandle>();
-
-// Group commit: lines waiting for the next flush (by file: "" is the journal), and what to do once each is durable.
-let lines = new Map<string, string[]>();
-let after: (() => void)[] = [];
-let flushing = false;
-/** The flush under way or the last one. */
-let flushed: Promise<void> = Promise.resolve();
-let stopping = false;
-
-function append(file: string, line: string, then?: () => void): void {
-  if (stopping) return;
-  const key = perConversation ? file : "";
-  const list = lines.get(key);
-  if (list) list.push(line);
-  else lines.set(key, [line]);
-  if (then) after.push(then);
-  if (!flushing) flushed = flush();
-}
-
-async function flush(): Promise<void> {
-  flushing = true;
-  while (lines.size > 0) {
-    const batch = lines;
-    const done = after;
-    lines = new Map();
-    after = [];
-    await Promise.all([...batch].map(([file, list]) => writeDurably(file, list.join(""))));
-    for (const f of done) f();
-  }
-  flushing = false;
-}
-
-async function writeDurably(file: string, text: string): Promise<void> {
-  let handle = journal ?? files.get(file);
-  const created = !handle;
-  if (!handle) {
-    handle = await open(join(dir, `${file}.jsonl`), "a");
-    files.set(file, handle);
-  }
-  await handle.write(text);
-  await handle.datasync();
-  if (created) {
-    const d = await open(dir, "r");
-    await d.sync();
-    await d.close();
-  }
-}
-
-// The file is named after it: an id the signature covers, or a tag's value only when it is 64 hex digits.
-const conversationOf = (ev: NostrEvent) => {
-  const root = ev.tags.find((t) => t[0] === "E")?.[1];
-  return isHex64(root) ? root : ev.id;
-};
+const journal = await FloorJournal.open(journalPath, layout === "files");
+const append = journal.append.bind(journal);
 
 const ws = new WebSocket(url);
 ws.on("open", () => ws.send(JSON.stringify(["REQ", "floor", { kinds: [1, 11, 1111], limit: 0 }])));
@@ -97,7 +41,7 @@ ws.on("message", (data) => {
   const ev = msg[2] as NostrEvent;
   if (check(ev) !== "ok") return;
   const trigger = ev.tags.some((t) => t[0] === "p" && t[1] === signer.pubkey);
-  append(conversationOf(ev), `${JSON.stringify(ev)}\n`, trigger ? () => run(ev) : undefined);
+  append(conversationFile(ev), `${JSON.stringify(ev)}\n`, trigger ? () => run(ev) : undefined);
 });
 
 function run(ev: NostrEvent): void {
@@ -116,13 +60,7 @@ async function answer(root: NostrEvent, content: string): Promise<void> {
   append(root.id, `${JSON.stringify(reply)}\n`, () => ws.send(JSON.stringify(["EVENT", reply])));
 }
 
-// The files are closed once the flush under way is done (closed under it, its writes failed
-// with EBADF and the host died printing them, after the figures were taken).
 process.on("SIGTERM", () => {
-  stopping = true;
   ws.close();
-  void flushed
-    .catch(() => undefined)
-    .then(() => Promise.all([journal, ...files.values()].map((h) => h?.close())))
-    .then(() => process.exit(0));
+  void journal.close().then(() => process.exit(0));
 });

@@ -12,7 +12,7 @@
 import { Fifo } from "../../../src/fifo.js";
 
 interface Task {
-  run: () => Promise<unknown>;
+  run: () => unknown;
   urgent: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -41,8 +41,11 @@ export class ConversationQueues {
     if (!(maxConcurrentConversations >= 1)) throw new RangeError(`maxConcurrentConversations must be at least 1, got ${maxConcurrentConversations}`);
   }
 
-  /** Run `task` after every earlier task of the same conversation; `urgent`: its conversation goes ahead for a slot. */
-  run<T>(conversationId: string, task: () => Promise<T>, urgent = false): Promise<T> {
+  /**
+   * Run `task` after every earlier task of the same conversation; `urgent`: its conversation goes
+   * ahead for a slot. The task may return its result or a promise of it.
+   */
+  run<T>(conversationId: string, task: () => T | Promise<T>, urgent = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const entry: Task = { run: task, urgent, resolve: resolve as (value: unknown) => void, reject };
       const lane = this.lanes.get(conversationId);
@@ -101,7 +104,17 @@ export class ConversationQueues {
     } catch (err) {
       result = Promise.reject(err);
     }
-    result.then(task.resolve, task.reject).finally(() => this.finished(lane));
+    // One reaction for both outcomes (a `.finally` after it cost a second promise per task).
+    result.then(
+      (value) => {
+        task.resolve(value);
+        this.finished(lane);
+      },
+      (err: unknown) => {
+        task.reject(err);
+        this.finished(lane);
+      },
+    );
   }
 
   private finished(lane: Lane): void {

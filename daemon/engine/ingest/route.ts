@@ -163,7 +163,8 @@ export class InboundRoute {
     const { origin = "relay", quiet = false, bulk = false } = opts;
     this.d.store.pin(c.conversationId);
     try {
-      await this.d.store.get(c.conversationId);
+      // Most events find their conversation in memory: no promise, no turn, for those.
+      if (!this.d.store.loaded(c.conversationId)) await this.d.store.get(c.conversationId);
       if (bulk) {
         // Its group is let through in the order it came to the gate: the next may come now.
         const group = this.bulk.pass();
@@ -183,9 +184,17 @@ export class InboundRoute {
    * they produced, who it sets to work (src/runs.ts), appended in the same flush: a crash cannot
    * separate an acknowledged event from its runs.
    */
-  private async stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Promise<Staged | undefined> {
+  private stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Staged | undefined | Promise<Staged | undefined> {
     const known = this.d.store.has(convId);
-    const conv = await this.d.store.getOrCreate(convId, this.d.project.coordinate);
+    // Loaded before the queue and pinned, the conversation is almost always in memory here: then
+    // the event is staged without a promise. Dropped meanwhile (a failed append), it is read again.
+    const conv = this.d.store.loadedOrCreated(convId, this.d.project.coordinate);
+    if (conv) return this.stageIn(conv, known, ev, origin, quiet, now);
+    return this.d.store.getOrCreate(convId, this.d.project.coordinate).then((c) => this.stageIn(c, known, ev, origin, quiet, now));
+  }
+
+  private stageIn(conv: Conversation, known: boolean, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Staged | undefined {
+    const convId = conv.id;
     const records = decideInbound(conv, ev, origin, now);
     if (records.length === 0) return undefined;
     const event = this.d.store.commit(conv, records);

@@ -104,10 +104,32 @@ export class ConversationStore {
     return p;
   }
 
+  /** The conversation if it is in memory (no read, no promise: the route asks this for every event). */
+  loaded(id: string): Conversation | undefined {
+    return this.cache.get(id);
+  }
+
   /** The conversation, or a new empty one (not stored until its first commit). */
   async getOrCreate(id: string, project: string): Promise<Conversation> {
-    const existing = await this.get(id);
-    if (existing) return existing;
+    return this.loadedOrCreated(id, project) ?? this.createdAfterLoad(id, project);
+  }
+
+  /**
+   * The conversation in memory, or a new empty one when none is stored; undefined when it is
+   * stored and must be read first (getOrCreate).
+   */
+  loadedOrCreated(id: string, project: string): Conversation | undefined {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    if (this.known.has(id)) return undefined;
+    return this.created(id, project);
+  }
+
+  private async createdAfterLoad(id: string, project: string): Promise<Conversation> {
+    return (await this.get(id)) ?? this.created(id, project);
+  }
+
+  private created(id: string, project: string): Conversation {
     const conv = emptyConversation(id, project);
     this.cache.set(conv);
     return conv;

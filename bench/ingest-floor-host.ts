@@ -1,0 +1,100 @@
+// The floor beside the live ingest figures (live-ingest.ts): the least a host must do with the
+// same 10,000 events down a live subscription on this machine, built as tenexd's design builds
+// it. One process: each EVENT frame parsed once and dropped if its id was seen; signatures checked
+// natively on two worker threads fed in batches; every verified event appended to its
+// conversation's file, group commit (floor-journal.ts: a flush writes and fdatasyncs each file it
+// touched, a new file's directory too); once durable, two rows an event (the message, a recipient)
+// inserted on an index thread, a transaction a batch. No conversation state, no edge checks, no
+// ordering within a conversation, no queues, no status. What tenexd does beyond this is what
+// the ratio of its figures to this floor's prices.
+//
+//   node dist/bench/ingest-floor-host.js RELAY_URL DIR   (DIR/index.sqlite: the count the benchmark polls)
+
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { WebSocket } from "ws";
+import type { NostrEvent } from "../src/types.js";
+import { conversationFile, FloorJournal } from "./floor-journal.js";
+import type { FloorRow } from "./ingest-floor-worker.js";
+
+const [url, dir] = process.argv.slice(2) as (string | undefined)[];
+if (!url || !dir) throw new Error("usage: ingest-floor-host.js RELAY_URL DIR");
+
+const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
+const BATCH = 64;
+const PREVIEW_CHARS = 160;
+
+const journal = await FloorJournal.open(dir, true);
+const verifiers = [0, 1].map(() => new Worker(WORKER, { workerData: { role: "verify" } }));
+const index = new Worker(WORKER, { workerData: { role: "index", path: join(dir, "index.sqlite") } });
+
+// Batches to the verifiers, in turn; each answers its own in the order it got them.
+const sent = verifiers.map(() => [] as NostrEvent[][]);
+let next = 0;
+let pending: NostrEvent[] = [];
+let scheduled = false;
+verifiers.forEach((w, i) => w.on("message", (oks: boolean[]) => {
+  const batch = sent[i]!.shift()!;
+  batch.forEach((ev, k) => oks[k] && store(ev));
+}));
+
+function verify(ev: NostrEvent): void {
+  pending.push(ev);
+  if (pending.length >= BATCH) post();
+  else if (!scheduled) {
+    scheduled = true;
+    setImmediate(post);
+  }
+}
+
+function post(): void {
+  scheduled = false;
+  if (pending.length === 0) return;
+  const i = next++ % verifiers.length;
+  sent[i]!.push(pending);
+  verifiers[i]!.postMessage(pending);
+  pending = [];
+}
+
+// The index's rows wait for the turn's end and go as one batch.
+const lastN = new Map<string, number>();
+let rows: FloorRow[] = [];
+function store(ev: NostrEvent): void {
+  const conv = conversationFile(ev);
+  const n = (lastN.get(conv) ?? 0) + 1;
+  lastN.set(conv, n);
+  const to = ev.tags.find((t) => t[0] === "p")?.[1] ?? ev.pubkey;
+  journal.append(conv, `${JSON.stringify(ev)}\n`, () => {
+    if (rows.length === 0) setImmediate(flushRows);
+    rows.push([conv, n, ev.id, ev.pubkey, ev.created_at, ev.content.slice(0, PREVIEW_CHARS), to]);
+  });
+}
+
+function flushRows(): void {
+  index.postMessage(rows);
+  rows = [];
+}
+
+const seen = new Set<string>();
+const ws = new WebSocket(url);
+ws.on("open", () => ws.send(JSON.stringify(["REQ", "floor", { kinds: [1, 11, 1111], limit: 0 }])));
+ws.on("message", (data) => {
+  const msg = JSON.parse(String(data)) as unknown[];
+  if (msg[0] !== "EVENT") return;
+  const ev = msg[2] as NostrEvent;
+  if (seen.has(ev.id)) return;
+  seen.add(ev.id);
+  verify(ev);
+});
+
+process.on("SIGTERM", () => {
+  ws.close();
+  void journal.close().then(async () => {
+    // The threads end themselves (a verifier terminated from outside inside bcrypto's native code aborts the process).
+    const threads = [...verifiers, index];
+    const ended = threads.map((w) => new Promise((r) => w.once("exit", r)));
+    for (const w of threads) w.postMessage("close");
+    await Promise.all(ended);
+    process.exit(0);
+  });
+});
