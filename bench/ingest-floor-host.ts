@@ -12,9 +12,9 @@
 
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { WebSocket } from "ws";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
+import { subscribeLive } from "./floor-subscribe.js";
 import type { FloorRow } from "./ingest-floor-worker.js";
 
 const [url, dir] = process.argv.slice(2) as (string | undefined)[];
@@ -76,12 +76,7 @@ function flushRows(): void {
 }
 
 const seen = new Set<string>();
-const ws = new WebSocket(url);
-ws.on("open", () => ws.send(JSON.stringify(["REQ", "floor", { kinds: [1, 11, 1111], limit: 0 }])));
-ws.on("message", (data) => {
-  const msg = JSON.parse(String(data)) as unknown[];
-  if (msg[0] !== "EVENT") return;
-  const ev = msg[2] as NostrEvent;
+const ws = subscribeLive(url, (ev) => {
   if (seen.has(ev.id)) return;
   seen.add(ev.id);
   verify(ev);

@@ -16,11 +16,11 @@
 //   node dist/bench/trigger-floor-host.js RELAY_URL SCRIPT JOURNAL [files]   (FLOOR_AGENT_SK: the agent's key, hex)
 
 import { spawn } from "node:child_process";
-import { WebSocket } from "ws";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { loadNativeCheck } from "../adapters/verify/native-verify.js";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
+import { subscribeLive } from "./floor-subscribe.js";
 
 const [url, script, journalPath, layout] = process.argv.slice(2) as (string | undefined)[];
 const sk = process.env.FLOOR_AGENT_SK;
@@ -33,12 +33,7 @@ const signer = new KeySigner(Uint8Array.from(Buffer.from(sk, "hex")));
 const journal = await FloorJournal.open(journalPath, layout === "files");
 const append = journal.append.bind(journal);
 
-const ws = new WebSocket(url);
-ws.on("open", () => ws.send(JSON.stringify(["REQ", "floor", { kinds: [1, 11, 1111], limit: 0 }])));
-ws.on("message", (data) => {
-  const msg = JSON.parse(String(data)) as unknown[];
-  if (msg[0] !== "EVENT") return;
-  const ev = msg[2] as NostrEvent;
+const ws = subscribeLive(url, (ev) => {
   if (check(ev) !== "ok") return;
   const trigger = ev.tags.some((t) => t[0] === "p" && t[1] === signer.pubkey);
   append(conversationFile(ev), `${JSON.stringify(ev)}\n`, trigger ? () => run(ev) : undefined);
