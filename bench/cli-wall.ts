@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { round, type BenchContext } from "./bench-context.js";
+import { median, round, type BenchContext } from "./bench-context.js";
 import { fillStore, writeBenchProject } from "./bench-project.js";
 import { BIN, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
@@ -31,7 +31,6 @@ function wallMs(args: string[], env: NodeJS.ProcessEnv = process.env): number {
   return ms;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const list = (xs: number[]) => xs.map((x) => Math.round(x)).join(", ");
 
 /** The four commands' walls, round by round, in one environment. */

@@ -12,6 +12,7 @@
 
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { previewOf } from "../adapters/sqlite-index/message-row.js";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
 import { subscribeLive } from "./floor-subscribe.js";
@@ -22,7 +23,6 @@ if (!url || !dir) throw new Error("usage: ingest-floor-host.js RELAY_URL DIR");
 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
 const BATCH = 64;
-const PREVIEW_CHARS = 160;
 
 const journal = await FloorJournal.open(dir, true);
 const verifiers = [0, 1].map(() => new Worker(WORKER, { workerData: { role: "verify" } }));
@@ -66,7 +66,7 @@ function store(ev: NostrEvent): void {
   const to = ev.tags.find((t) => t[0] === "p")?.[1] ?? ev.pubkey;
   journal.append(conv, `${JSON.stringify(ev)}\n`, () => {
     if (rows.length === 0) setImmediate(flushRows);
-    rows.push([conv, n, ev.id, ev.pubkey, ev.created_at, ev.content.slice(0, PREVIEW_CHARS), to]);
+    rows.push([conv, n, ev.id, ev.pubkey, ev.created_at, previewOf(ev.content), to]);
   });
 }
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evps, ingestCeiling, medianRun, round, type BenchContext } from "./bench-context.js";
+import { evps, ingestCeiling, median, medianRun, round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject } from "./bench-project.js";
 import { indexedMessages, pollFor, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
@@ -75,7 +75,6 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
 }
 
 const sortedMainUs = (runs: LiveRun[]) => runs.map((r) => Math.round(r.mainUs)).sort((a, b) => a - b);
-const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 
 /** One daemon on a fresh project, fed the events live; resolves once its index holds them all. */
 export async function liveRun(events: NostrEvent[]): Promise<LiveRun> {
