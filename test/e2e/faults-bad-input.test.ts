@@ -331,8 +331,15 @@ describe("bad input", () => {
      * earlier back-fill on a connection about to be dropped could take the attack, and the drop
      * would then end that query as a lost connection, not a frame over the limit. A back-fill's
      * filters carry `since` (the relay's mark less the overlap); a thread fetch's do not.
+     * Settled before the drop: a back-fill still running (a reconnect's after the last stage, or
+     * one more that requests made meanwhile collapsed into) would be cut by it as a lost
+     * connection, and being said once per episode, that report would hide the attack's.
      */
     const onBackfill = async <T>(answer: (conn: FakeConnection) => Promise<T>): Promise<T> => {
+      await statusEventually(project.tenexDir, (st) => {
+        const mine = st.backfill.relays.find((b: { url: string }) => b.url === fake.url);
+        return !st.catchingUp && mine?.complete ? true : undefined;
+      }, 30_000, "no back-fill running and the fake relay's last one complete before the attack");
       fake.dropAll();
       const backfill = (filters: { since?: number }[]) => filters.every((f) => f.since !== undefined);
       return new Promise<T>((done) => fake.onNextFetch(async (conn) => done(await answer(conn)), backfill));
