@@ -3,7 +3,8 @@
 // them. A real relay cannot be the source here: it delivers a live event only after its own
 // publish path has verified it (~1,000 ev/s, pure JS, on the cores tenexd needs), so it would
 // measure the relay. What it does:
-//   REQ whose filters all have `limit: 0` (a live subscription): EOSE, then every event, once;
+//   REQ whose filters all have `limit: 0` (a live subscription): EOSE, then every event, once,
+//   and later the events of each `pushMore` down the same subscription (a daemon already warm);
 //   any other REQ (a back-fill): EOSE at once, it stores nothing;
 //   EVENT (the daemon publishing): OK, accepted and forgotten.
 
@@ -13,8 +14,10 @@ import type { NostrEvent } from "../src/types.js";
 
 export interface ReplayRelay {
   url: string;
-  /** performance.now() when the first event went out; undefined until a live REQ came. */
+  /** performance.now() when the first event (of the last push) went out; undefined until a live REQ came. */
   startedAt(): number | undefined;
+  /** Pushes `events` down the live subscription after the first set (started at once); false without one. */
+  pushMore(events: readonly NostrEvent[]): boolean;
   close(): Promise<void>;
 }
 
@@ -30,8 +33,9 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
   // Serialized before the clock starts: what is measured is the daemon, not JSON.stringify here.
   const bodies = events.map((ev) => JSON.stringify(ev));
   let started: number | undefined;
+  let subscription: { ws: WebSocket; subId: string } | undefined;
 
-  const push = async (ws: WebSocket, subId: string) => {
+  const push = async (ws: WebSocket, subId: string, bodies: readonly string[]) => {
     const head = `["EVENT",${JSON.stringify(subId)},`;
     started = performance.now();
     for (const body of bodies) {
@@ -55,7 +59,10 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
       const subId = msg[1];
       ws.send(JSON.stringify(["EOSE", subId]));
       const live = msg.slice(2).every((f: { limit?: number }) => f?.limit === 0);
-      if (live && started === undefined) void push(ws, subId);
+      if (live && started === undefined) {
+        subscription = { ws, subId };
+        void push(ws, subId, bodies);
+      }
     });
   });
 
@@ -63,6 +70,11 @@ export async function startReplayRelay(events: readonly NostrEvent[]): Promise<R
   return {
     url: `ws://127.0.0.1:${port}`,
     startedAt: () => started,
+    pushMore: (more) => {
+      if (!subscription) return false;
+      void push(subscription.ws, subscription.subId, more.map((ev) => JSON.stringify(ev)));
+      return true;
+    },
     close: () => new Promise<void>((r) => {
       for (const c of wss.clients) c.terminate();
       wss.close(() => r());

@@ -50,6 +50,8 @@ export const SHAPES = {
   warmup: { name: "warmup-4x100", conversations: 4, perConversation: 100, firstCreatedAt: T0 - 10_000 },
   one5000: { name: "1x5000", conversations: 1, perConversation: 5000, firstCreatedAt: T0 },
   c200x50: { name: "200x50", conversations: 200, perConversation: 50, firstCreatedAt: T0 + 100_000 },
+  /** 200 more conversations of 50, newer than 200x50 and its missed replies: the live ingest's warm phase. */
+  warm200x50: { name: "200x50-warm", conversations: 200, perConversation: 50, firstCreatedAt: T0 + 120_000 },
   million: { name: "20000x50", conversations: 20_000, perConversation: 50, firstCreatedAt: T0 - 2_000_000 },
 } satisfies Record<string, Shape>;
 /** 50 more replies in each of the 200 conversations, newer than all of them: what a stopped daemon missed. */
