@@ -254,7 +254,12 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
         name: "trigger_spawn_p50_ms", value: round(pct(d.idleMs, 50), 1), unit: "ms", limit: round(pct(f.idleMs, 50), 1),
         note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}${own(d.steps?.idle, "the idle triggers")}`,
       },
-      { name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1), note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS}: the second largest); limit: the floor's` },
+      {
+        name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1),
+        note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS} by nearest rank: the largest); the first after the start ` +
+          `(its code run for the first time) ${round(d.idleMs[0]!, 1)} ms, the p99 of the ${IDLE_TRIGGERS - 1} after it ${round(pct(d.idleMs.slice(1), 99), 1)} ms ` +
+          `(the floor's: ${round(f.idleMs[0]!, 1)} and ${round(pct(f.idleMs.slice(1), 99), 1)}); limit: the floor's`,
+      },
       {
         name: "trigger_spawn_loaded_p99_ms", value: round(pct(d.loadedMs, 99), 1), unit: "ms", limit: round(pct(f.loadedMs, 99), 1),
         note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}${own(d.steps?.all, "all triggers, idle and loaded")}`,
