@@ -8,6 +8,8 @@
 //                                          set, which sets nobody to work) flows down the same socket
 //   answer_to_relay_p99_ms                the agent's answer printed (its last `date`, then `echo`)
 //                                          → its signed reply received by the relay
+//   trigger_spawn_loaded_warm_p99_ms,     the same in a second burst right after the first (other
+//   answer_to_relay_warm_p99_ms            conversations): a daemon that has run under load
 // Each figure's limit is the same sequence against a minimal host (trigger-floor-host.ts, one
 // journal); its notes add the same host with a file per conversation, and the daemon's own
 // account of its steps (the `latency` of its status: after the idle triggers, and at the end).
@@ -29,7 +31,7 @@ import { daemonApi, logLine, pollFor, startDaemon } from "./child-daemon.js";
 import type { LatencySummary } from "../src/latency-window.js";
 import type { Figure } from "./figure.js";
 import { liveEvents } from "./live-ingest.js";
-import { benchCoordinate, benchKeys } from "./workload.js";
+import { benchCoordinate, benchKeys, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
 
 const IDLE_TRIGGERS = 60;
 const IDLE_GAP_MS = 40;
@@ -110,6 +112,8 @@ interface Latencies {
   /** The background's rate as sent. */
   pushedEvps: number;
   backgroundEvents: number;
+  /** Each later background (a host that has taken a burst already): its triggers, their answers, its rate as sent. */
+  warm: { loadedMs: number[]; answerMs: number[]; pushedEvps: number }[];
   /** The daemon's own account of its steps (its status), after the idle triggers and at the end. */
   steps?: { idle: DaemonLatency; all: DaemonLatency };
 }
@@ -117,64 +121,73 @@ interface Latencies {
 type DaemonLatency = { trigger: LatencySummary; answer: LatencySummary; publish: LatencySummary };
 
 /**
- * The same sequence for either host: 60 idle triggers, then 50 among the background at
- * BACKGROUND_EVPS, all down the relay's live subscription; waits until each is answered.
+ * The same sequence for either host: 60 idle triggers, then 50 among each background at
+ * BACKGROUND_EVPS (the first is the host's first burst: its code and files cold; the next, in
+ * other conversations, a host that has run under load), all down the relay's live subscription;
+ * waits until each is answered.
  */
 async function drive(
-  relay: LatencyRelay, owner: Uint8Array, agentPk: string, coordinate: string, background: readonly NostrEvent[], log: string, afterIdle?: () => Promise<void>,
+  relay: LatencyRelay, owner: Uint8Array, agentPk: string, coordinate: string, backgrounds: readonly (readonly NostrEvent[])[], log: string,
+  afterIdle?: () => Promise<void>,
 ): Promise<Latencies> {
   const ws = await pollFor(() => relay.live(), 30_000, "no live subscription");
   const head = `["EVENT",${JSON.stringify(relay.subId())},`;
-  const trigger = (i: number): NostrEvent => finalizeEvent({
-    kind: 11, created_at: Math.floor(Date.now() / 1000), content: `latency ${i}`,
-    tags: [["a", coordinate], ["title", `latency ${i}`], ["p", agentPk]],
+  let n = 0;
+  const trigger = (): NostrEvent => finalizeEvent({
+    kind: 11, created_at: Math.floor(Date.now() / 1000), content: `latency ${n}`,
+    tags: [["a", coordinate], ["title", `latency ${n++}`], ["p", agentPk]],
   }, owner) as NostrEvent;
   const sent = new Map<string, number>();
   const send = (ev: NostrEvent) => {
     ws.send(`${head}${JSON.stringify(ev)}]`);
     sent.set(ev.id, nowMs());
   };
+  const answered = async (ids: string[], timeoutMs: number) =>
+    pollFor(() => (ids.every((id) => relay.replies.has(id)) ? true : undefined), timeoutMs, `not every trigger answered (${ids.filter((id) => relay.replies.has(id)).length} of ${ids.length})`);
   // Idle: one trigger at a time, a pause between.
   const idle: string[] = [];
   for (let i = 0; i < IDLE_TRIGGERS; i++) {
-    const ev = trigger(i);
+    const ev = trigger();
     idle.push(ev.id);
     send(ev);
     await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
   }
-  await pollFor(() => (idle.every((id) => relay.replies.has(id)) ? true : undefined), 30_000, "not every idle trigger answered");
+  await answered(idle, 30_000);
   await afterIdle?.();
-  // Loaded: the background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
-  const loaded: string[] = [];
-  const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
-  const every = Math.floor(bodies.length / LOADED_TRIGGERS);
-  const t0 = performance.now();
-  for (let i = 0; i < bodies.length; i++) {
-    const due = t0 + (i * 1000) / BACKGROUND_EVPS;
-    if (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
-    ws.send(bodies[i]!);
-    if (i % every === 0) {
-      const ev = trigger(IDLE_TRIGGERS + i);
-      loaded.push(ev.id);
-      send(ev);
+  // Loaded: each background at BACKGROUND_EVPS, a trigger every 1/LOADED_TRIGGERS of it.
+  const phases: { ids: string[]; pushedEvps: number; events: number }[] = [];
+  for (const background of backgrounds) {
+    const ids: string[] = [];
+    const bodies = background.map((ev) => `${head}${JSON.stringify(ev)}]`);
+    const every = Math.floor(bodies.length / LOADED_TRIGGERS);
+    const t0 = performance.now();
+    for (let i = 0; i < bodies.length; i++) {
+      const due = t0 + (i * 1000) / BACKGROUND_EVPS;
+      if (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+      ws.send(bodies[i]!);
+      if (i % every === 0) {
+        const ev = trigger();
+        ids.push(ev.id);
+        send(ev);
+      }
     }
+    phases.push({ ids, pushedEvps: Math.round(bodies.length / ((performance.now() - t0) / 1000)), events: bodies.length });
+    await answered(ids, 60_000);
   }
-  const pushedMs = performance.now() - t0;
-  const all = [...idle, ...loaded];
-  await pollFor(() => (all.every((id) => relay.replies.has(id)) ? true : undefined), 60_000, `not every trigger answered (${relay.replies.size} of ${all.length})`);
   const seen = new Map(readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => {
     const [id, s, p] = l.split(" ");
     return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
   }));
   const spawnMs = (ids: string[]) => ids.map((id) => seen.get(id)!.spawned - sent.get(id)!);
+  const answerMs = (ids: string[]) => ids.map((id) => relay.replies.get(id)! - seen.get(id)!.printed);
+  const [first, ...later] = phases;
   return {
-    idleMs: spawnMs(idle), loadedMs: spawnMs(loaded),
-    answerMs: all.map((id) => relay.replies.get(id)! - seen.get(id)!.printed),
-    pushedEvps: Math.round(bodies.length / (pushedMs / 1000)), backgroundEvents: bodies.length,
+    idleMs: spawnMs(idle), loadedMs: spawnMs(first!.ids), answerMs: answerMs([...idle, ...first!.ids]),
+    pushedEvps: first!.pushedEvps, backgroundEvents: first!.events,
+    warm: later.map((p) => ({ loadedMs: spawnMs(p.ids), answerMs: answerMs(p.ids), pushedEvps: p.pushedEvps })),
   };
 }
 
-/** The agent's script, writing its timestamps to `log`. */
 function writeScript(dir: string, name: string): { script: string; log: string } {
   const log = join(dir, `${name}.log`);
   const script = join(dir, `${name}.sh`);
@@ -184,7 +197,7 @@ function writeScript(dir: string, name: string): { script: string; log: string }
 }
 
 /** tenexd as a child process, the script as a command agent. */
-async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, background: readonly NostrEvent[]): Promise<Latencies> {
+async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, backgrounds: readonly (readonly NostrEvent[])[]): Promise<Latencies> {
   const agentPk = getPublicKey(sk);
   const relay = await startLatencyRelay(agentPk);
   try {
@@ -200,7 +213,7 @@ async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Ui
       await logLine(daemon, "caught up", 30_000);
       const latency = async () => ((await daemonApi(project.tenexDir, "/api/v1/status")) as { latency: DaemonLatency }).latency;
       let idle: DaemonLatency | undefined;
-      const run = await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log, async () => void (idle = await latency()));
+      const run = await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), backgrounds, log, async () => void (idle = await latency()));
       return { ...run, steps: { idle: idle!, all: await latency() } };
     } finally {
       await daemon.stop();
@@ -211,7 +224,7 @@ async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Ui
 }
 
 /** The floor: the minimal host of trigger-floor-host.ts, same relay, script and sequence. */
-async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, background: readonly NostrEvent[], layout: "journal" | "files"): Promise<Latencies> {
+async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uint8Array, backgrounds: readonly (readonly NostrEvent[])[], layout: "journal" | "files"): Promise<Latencies> {
   const agentPk = getPublicKey(sk);
   const relay = await startLatencyRelay(agentPk);
   const { script, log } = writeScript(dir, `floor-${layout}-agent`);
@@ -222,7 +235,7 @@ async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uin
   });
   const exited = new Promise<void>((r) => host.once("exit", () => r()));
   try {
-    return await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), background, log);
+    return await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), backgrounds, log);
   } finally {
     host.kill("SIGTERM");
     await exited;
@@ -237,12 +250,13 @@ const ownerKey = (keys: ReturnType<typeof benchKeys>) => Uint8Array.from(Buffer.
 
 export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> {
   const keys = benchKeys();
-  const background = await liveEvents(ctx);
+  const backgrounds = [await liveEvents(ctx), inArrivalOrder(await loadDataset(SHAPES.warm200x50, ctx.progress))];
   const dir = mkdtempSync(join(tmpdir(), "tenexd-trigger-bench-"));
   try {
-    const d = await daemonRun(dir, keys, generateSecretKey(), background);
-    const f = await floorRun(dir, keys, generateSecretKey(), background, "journal");
-    const ff = await floorRun(dir, keys, generateSecretKey(), background, "files");
+    const d = await daemonRun(dir, keys, generateSecretKey(), backgrounds);
+    const f = await floorRun(dir, keys, generateSecretKey(), backgrounds, "journal");
+    const ff = await floorRun(dir, keys, generateSecretKey(), backgrounds, "files");
+    const [dw, fw, ffw] = [d.warm[0]!, f.warm[0]!, ff.warm[0]!];
     const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
     const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
     const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 ms): ${stepsText(l.trigger)}` : "";
@@ -267,6 +281,17 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
       {
         name: "answer_to_relay_p99_ms", value: round(pct(d.answerMs, 99), 1), unit: "ms", limit: round(pct(f.answerMs, 99), 1),
         note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}${answerOwn(d.steps?.all)}`,
+      },
+      {
+        name: "trigger_spawn_loaded_warm_p99_ms", value: round(pct(dw.loadedMs, 99), 1), unit: "ms", limit: round(pct(fw.loadedMs, 99), 1),
+        note: `as trigger_spawn_loaded_p99_ms, in a second burst right after the first: ${dw.loadedMs.length} triggers among ${backgrounds[1]!.length} other events ` +
+          `in 200 other conversations (bench/workload.ts 200x50-warm) at ${BACKGROUND_EVPS} ev/s (achieved ${dw.pushedEvps} ev/s), a daemon that has run under load ` +
+          `(the first burst is also its first: its ingest path compiled then, its conversations' files created): ${stats(dw.loadedMs)}; ` +
+          `the floor (achieved ${fw.pushedEvps} ev/s): ${stats(fw.loadedMs)}; a file per conversation: ${stats(ffw.loadedMs)}`,
+      },
+      {
+        name: "answer_to_relay_warm_p99_ms", value: round(pct(dw.answerMs, 99), 1), unit: "ms", limit: round(pct(fw.answerMs, 99), 1),
+        note: `as answer_to_relay_p99_ms, for the ${dw.answerMs.length} triggers of that second burst (all under load): ${stats(dw.answerMs)}; the floor: ${stats(fw.answerMs)}; a file per conversation: ${stats(ffw.answerMs)}`,
       },
     ];
   } finally {
