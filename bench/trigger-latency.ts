@@ -142,8 +142,8 @@ async function drive(
     ws.send(`${head}${JSON.stringify(ev)}]`);
     sent.set(ev.id, nowMs());
   };
-  const answered = async (ids: string[], timeoutMs: number) =>
-    pollFor(() => (ids.every((id) => relay.replies.has(id)) ? true : undefined), timeoutMs, `not every trigger answered (${ids.filter((id) => relay.replies.has(id)).length} of ${ids.length})`);
+  const answered = (ids: string[], timeoutMs: number) =>
+    pollFor(() => (ids.every((id) => relay.replies.has(id)) ? true : undefined), timeoutMs, `not every one of ${ids.length} triggers answered`);
   // Idle: one trigger at a time, a pause between.
   const idle: string[] = [];
   for (let i = 0; i < IDLE_TRIGGERS; i++) {
