@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { indexedMessages, pollFor } from "./child-daemon.js";
-import { timedPhase } from "./ingest-phase.js";
-import type { LiveRun } from "./live-ingest.js";
+import { timedRun, type LiveRun } from "./ingest-phase.js";
 import { startReplayRelay } from "./replay-relay.js";
 import type { NostrEvent } from "../src/types.js";
 
@@ -25,11 +24,7 @@ export async function floorRun(events: readonly NostrEvent[], warm?: readonly No
     const pid = host.pid!;
     const started = await pollFor(() => replay.startedAt(), START_TIMEOUT_MS, "the floor host did not subscribe");
     const indexPath = join(dir, "index.sqlite");
-    const count = () => countOrUndefined(indexPath);
-    const run = await timedPhase(pid, started, count, events.length, events.length);
-    if (!warm) return run;
-    replay.pushMore(warm);
-    return { ...run, warm: await timedPhase(pid, replay.startedAt()!, count, events.length + warm.length, warm.length) };
+    return await timedRun(pid, replay, started, () => countOrUndefined(indexPath), events, warm);
   } finally {
     host.kill("SIGTERM");
     await exited;

@@ -16,7 +16,7 @@ import { writeBenchProject } from "./bench-project.js";
 import { indexedMessages, pollFor, startDaemon } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { floorRun } from "./ingest-floor.js";
-import { timedPhase, type PhaseRun } from "./ingest-phase.js";
+import { timedRun, type LiveRun, type PhaseRun } from "./ingest-phase.js";
 import { startReplayRelay } from "./replay-relay.js";
 import type { NostrEvent } from "../src/types.js";
 import { benchKeys, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
@@ -25,11 +25,6 @@ const START_TIMEOUT_MS = 30_000;
 
 // Single runs swing by ±25% on this shared machine: the figure is the median of three.
 const RUNS = 3;
-
-export interface LiveRun extends PhaseRun {
-  /** The same measures for a second set of events after the first (liveRun's `warm`). */
-  warm?: PhaseRun;
-}
 
 /** The live workload: the 200 × 50 events in created_at order. */
 export async function liveEvents(ctx: BenchContext): Promise<NostrEvent[]> {
@@ -106,11 +101,7 @@ export async function liveRun(events: readonly NostrEvent[], warm?: readonly Nos
     try {
       const started = await pollFor(() => replay.startedAt(), START_TIMEOUT_MS, "no live subscription");
       const indexPath = join(project.tenexDir, "index.sqlite");
-      const count = () => indexedMessages(indexPath);
-      const run = await timedPhase(daemon.pid, started, count, events.length, events.length);
-      if (!warm) return run;
-      replay.pushMore(warm);
-      return { ...run, warm: await timedPhase(daemon.pid, replay.startedAt()!, count, events.length + warm.length, warm.length) };
+      return await timedRun(daemon.pid, replay, started, () => indexedMessages(indexPath), events, warm);
     } finally {
       await daemon.stop();
     }

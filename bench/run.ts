@@ -75,8 +75,8 @@ const TASKS: Task[] = [
   },
   { id: "index-feeder-gap", est: [3, 3], produces: ["index_feeder_gap_"], run: () => benchIndexFeederGap() },
   { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
-  { id: "live-ingest", est: [12, 35], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
-  { id: "trigger-latency", est: [35, 35], produces: ["trigger_spawn_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
+  { id: "live-ingest", est: [15, 35], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "trigger-latency", est: [45, 45], produces: ["trigger_spawn_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
   {
     id: "relay-ingest", est: [25, 25], produces: ["ingest_relay_"],
     run: async (ctx, s) => {
