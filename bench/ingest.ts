@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { chooseVerifier } from "../adapters/verify/verifier-choice.js";
-import { VerifierPool } from "../adapters/verify/verifier-pool.js";
+import { poolWorkers, VerifierPool } from "../adapters/verify/verifier-pool.js";
 import type { NostrEvent } from "../src/types.js";
 import { configSchema } from "../daemon/config/config-schema.js";
 import { ConversationQueues } from "../daemon/engine/ingest/conversation-queues.js";
@@ -181,7 +181,7 @@ export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
   return [
     {
       name: "ingest_1x5000_evps", value: one1.evps, unit: "ev/s", goal: goalText("ingest_1x5000_evps"), ...limitOf(verified),
-      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${ctx.cores} workers, ${BACKEND}), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
+      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${poolWorkers(BACKEND)} worker${poolWorkers(BACKEND) === 1 ? "" : "s"}, ${BACKEND}: its default here), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
     },
     {
       name: "ingest_1x5000_tail_ratio", value: round(last / first, 2), unit: "×", goal: goalText("ingest_1x5000_tail_ratio"),

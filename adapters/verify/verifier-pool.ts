@@ -14,7 +14,7 @@ import { workerFile } from "./worker-file.js";
 import { WorkerSlot, type Batch, type OnWorkerReady } from "./worker-slot.js";
 
 export interface VerifierPoolOptions {
-  /** Worker threads; default `os.availableParallelism()`. */
+  /** Worker threads; default: poolWorkers(backend). */
   workers?: number;
   /** Most events per message to a worker; default 128. */
   maxBatch?: number;
@@ -28,6 +28,19 @@ export interface VerifierPoolOptions {
    * for weeks while its notes and ceiling assumed the native verifier.)
    */
   backend?: VerifierBackend;
+}
+
+/**
+ * The pool's default size: a core for each worker but one, left for the main thread, when the
+ * verifier is native; every core with nostr-wasm. The main thread (the fold, the log, the socket)
+ * is the ingest's critical path: on two cores a second native worker took its core away from it
+ * more than it added (one worker verifies ~18,000 events a second here, above what the rest of
+ * the path takes), and one worker ingested 5-10% more, in-process, live and from a relay
+ * (docs/architecture.md, "Verifier workers"). nostr-wasm verifies ~3,800 a second a core, and
+ * there verification is the cap.
+ */
+export function poolWorkers(backend: VerifierBackend, cores = availableParallelism()): number {
+  return backend === "nostr-wasm" ? Math.max(1, cores) : Math.max(1, cores - 1);
 }
 
 export interface VerifierPoolStats {
@@ -62,12 +75,12 @@ export class VerifierPool implements EventVerifier {
   private closing: Promise<void> | undefined;
 
   constructor(opts: VerifierPoolOptions = {}) {
-    const workers = opts.workers ?? availableParallelism();
+    const backend = (this.backend = opts.backend ?? chooseVerifier().backend);
+    const workers = opts.workers ?? poolWorkers(backend);
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
     this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
     this.lingerMs = opts.lingerMs ?? 1;
     const file = workerFile();
-    const backend = (this.backend = opts.backend ?? chooseVerifier().backend);
     this.slots = Array.from({ length: workers }, (_, i) =>
       new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerReady, backend));
   }

@@ -4,14 +4,14 @@
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { initNostrWasm } from "nostr-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerifierClosedError, VerifierError, VerifierUnavailableError, VerifyFailedError } from "../../adapters/verify/errors.js";
 import { chooseVerifier } from "../../adapters/verify/verifier-choice.js";
-import { VerifierPool } from "../../adapters/verify/verifier-pool.js";
+import { poolWorkers, VerifierPool } from "../../adapters/verify/verifier-pool.js";
 import { wasmCheck, wasmVerify } from "../../adapters/verify/wasm-verify.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, newKey, sign, testProject } from "../helpers/events.js";
@@ -110,6 +110,19 @@ describe("VerifierPool", () => {
     expect(pool.backend).toBe("bcrypto-native");
     expect(open({ workers: 1, backend: "nostr-wasm" }).backend).toBe("nostr-wasm");
     expect(await pool.verifyBatch(events.slice(0, 50))).toEqual(events.slice(0, 50).map((_, i) => !corrupted.has(i)));
+  });
+
+  it("leaves the main thread a core with the native verifier, and takes every core with nostr-wasm", async () => {
+    expect(poolWorkers("bcrypto-native", 2)).toBe(1);
+    expect(poolWorkers("bcrypto-native", 16)).toBe(15);
+    expect(poolWorkers("bcrypto-native", 1)).toBe(1);
+    expect(poolWorkers("nostr-wasm", 2)).toBe(2);
+    expect(poolWorkers("nostr-wasm", 1)).toBe(1);
+    // The default is that size on this machine, and a pool of one worker answers like any other.
+    const pool = open({ backend: "bcrypto-native" });
+    expect(await pool.verifyBatch(events.slice(0, 50))).toEqual(events.slice(0, 50).map((_, i) => !corrupted.has(i)));
+    expect(pool.stats().workers).toBe(poolWorkers("bcrypto-native"));
+    expect(open({ backend: "nostr-wasm" }).stats().workers).toBe(availableParallelism());
   });
 
   it("micro-batches single verify() calls and answers each one", async () => {
