@@ -37,6 +37,8 @@ const LIMITS = configSchema.shape.limits.parse(undefined);
 const CHUNK = 100;
 // The daemon's choice (bcrypto native when it loads and passes its self-test, else nostr-wasm).
 const BACKEND = chooseVerifier().backend;
+// The pool's default size with that verifier (the daemon's), said in the notes.
+const WORKERS = poolWorkers(BACKEND);
 
 class IngestFailedError extends Error {
   override name = "IngestFailedError";
@@ -181,7 +183,7 @@ export async function benchIngest(ctx: BenchContext): Promise<Figure[]> {
   return [
     {
       name: "ingest_1x5000_evps", value: one1.evps, unit: "ev/s", goal: goalText("ingest_1x5000_evps"), ...limitOf(verified),
-      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${poolWorkers(BACKEND)} worker${poolWorkers(BACKEND) === 1 ? "" : "s"}, ${BACKEND}: its default here), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
+      note: `1 conversation × ${single.length} real signed events, every signature verified (VerifierPool, ${WORKERS} worker${WORKERS === 1 ? "" : "s"}, ${BACKEND}: its default here), fsync'd log + SQLite index, until the index held them all; ${runsText(one1)}; ${ackedText(one1)}; ${limitText(verified)}; ${limits}`,
     },
     {
       name: "ingest_1x5000_tail_ratio", value: round(last / first, 2), unit: "×", goal: goalText("ingest_1x5000_tail_ratio"),
