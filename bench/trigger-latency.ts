@@ -38,6 +38,18 @@ const IDLE_GAP_MS = 40;
 const LOADED_TRIGGERS = 50;
 const BACKGROUND_EVPS = 2_000;
 const nowMs = realtimeMs;
+
+class ClockError extends Error {
+  override name = "ClockError";
+}
+
+// Two clocks' readings of one span (this process's and a script's `date`): a span below zero
+// means they disagree, and a figure from them would be wrong, not fast.
+function elapsed(fromMs: number, toMs: number, what: string): number {
+  const ms = toMs - fromMs;
+  if (ms < 0) throw new ClockError(`${what} took ${ms.toFixed(2)} ms by the two clocks: they disagree (realtime-clock.ts)`);
+  return ms;
+}
 const FLOOR_HOST = join(import.meta.dirname, "trigger-floor-host.js");
 
 const SCRIPT = (log: string) => `#!/bin/sh
@@ -178,8 +190,8 @@ async function drive(
     const [id, s, p] = l.split(" ");
     return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
   }));
-  const spawnMs = (ids: string[]) => ids.map((id) => seen.get(id)!.spawned - sent.get(id)!);
-  const answerMs = (ids: string[]) => ids.map((id) => relay.replies.get(id)! - seen.get(id)!.printed);
+  const spawnMs = (ids: string[]) => ids.map((id) => elapsed(sent.get(id)!, seen.get(id)!.spawned, "a trigger's spawn"));
+  const answerMs = (ids: string[]) => ids.map((id) => elapsed(seen.get(id)!.printed, relay.replies.get(id)!, "an answer's trip"));
   const [first, ...later] = phases;
   return {
     idleMs: spawnMs(idle), loadedMs: spawnMs(first!.ids), answerMs: answerMs([...idle, ...first!.ids]),
