@@ -68,10 +68,11 @@ async function main(): Promise<void> {
   const index = without.has("index") ? Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined }) : sqlite;
   const applier = without.has("index") ? undefined : new OnDemandIndexWriter(sqlite);
   const queues = new ConversationQueues(LIMITS.maxConcurrentConversations);
+  let indexErrors = 0;
   // Nothing evicted: a discarded log could not give an evicted conversation back.
   const store = new ConversationStore({
     log, index, ...(applier ? { applier } : {}), recipientsOf: projectRecipients(info), maxCachedBytes: 1e12,
-    isBusy: (id) => queues.isBusy(id),
+    isBusy: (id) => queues.isBusy(id), onIndexError: () => void indexErrors++,
   });
   await store.init();
   const verifier = without.has("verify") ? { check: async () => "ok" as const } : new OnDemandVerifier();
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   };
   const cold = frames(inArrivalOrder(await loadDataset(SHAPES.c200x50)));
   const warm = frames(inArrivalOrder(await loadDataset(SHAPES.warm200x50)));
-  const result = { cold: await phase(cold), warm: await phase(warm), refused };
+  const result = { cold: await phase(cold), warm: await phase(warm), refused, indexErrors };
   await queues.idle();
   if ("close" in verifier) await verifier.close();
   await log.close();

@@ -30,6 +30,7 @@ interface Run {
   cold: PhaseCpu;
   warm: PhaseCpu;
   refused: number;
+  indexErrors: number;
 }
 
 const RUNNER = resolve(import.meta.dirname, "live-path-run.js");
@@ -45,7 +46,9 @@ type Variant = (typeof VARIANTS)[number]["name"];
 const runOnce = async (without: string): Promise<Run> => {
   const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, "--without", without], { maxBuffer: 1 << 20, timeout: 300_000 });
   const run = JSON.parse(stdout.trim().split("\n").at(-1)!) as Run;
-  if (run.refused > 0) throw new Error(`live path run without "${without}": ${run.refused} events refused`);
+  if (run.refused > 0 || run.indexErrors > 0) {
+    throw new Error(`live path run without "${without}": ${run.refused} events refused, ${run.indexErrors} index batches failed`);
+  }
   return run;
 };
 
