@@ -12,7 +12,7 @@
 // nowhere. No relay, no socket, no second process: the main thread's work is the daemon's,
 // without ws's frame parsing and the load generator's share of the cores.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +29,7 @@ import { ConversationStore } from "../daemon/engine/store/conversation-store.js"
 import { projectFilters } from "../src/backfill/project-filters.js";
 import { projectRecipients } from "../src/messaging/recipients.js";
 import type { ConversationLog } from "../src/ports.js";
+import { cpuSecondsOf } from "./child-daemon.js";
 import { DiscardLog } from "./discard-log.js";
 import type { PhaseCpu } from "./live-path.js";
 import { benchKeys, benchProjectInfo, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
@@ -36,17 +37,13 @@ import { benchKeys, benchProjectInfo, inArrivalOrder, loadDataset, SHAPES } from
 const LIMITS = configSchema.shape.limits.parse(undefined);
 // libuv reads up to 32 chunks of 64 KB a turn; frames here are ~1.6 KB: a socket read's worth.
 const FRAMES_PER_TURN = 40;
-// Clock ticks of /proc's utime and stime (USER_HZ, 100 on Linux).
-const TICK_US = 10_000;
 
 /** CPU (µs) of each thread of this process, by thread id. */
 function threadCpu(): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, (Number(f[11]) + Number(f[12])) * TICK_US);
+      out.set(tid, cpuSecondsOf(process.pid, Number(tid)) * 1e6);
     } catch {
       // The thread ended between the listing and the read.
     }

@@ -6,9 +6,9 @@
 // the tick is the offset to a microsecond or so.
 //
 // Measured again once a second at most, not once per process: this machine's real-time clock is
-// slewed against the monotonic one (seen: 0.3-1.9 ms within a minute), and a full benchmark run
-// with the offset taken at its start measured triggers 5 ms too fast (a floor's median of -0.2
-// ms) and answers 5 ms too slow.
+// slewed against the monotonic one (the offset seen 0.5-1.9 ms away from its first reading 10-60 s
+// later), and a full benchmark run with the offset taken at its start gave the floor's trigger
+// median as -0.2 ms (4.1-4.4 in the runs before and after): a few ms off.
 
 const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 const RECALIBRATE_MS = 1_000;

@@ -62,8 +62,8 @@ const PAGE_SIZE = 1_000;
 // (~300 ms under a back-fill) and their index batch, so with 3,000 the next page was often
 // asked only once the pipeline had nearly drained, and it sat idle while the relay answered.
 // Measured (quick bench, catch-up of 10,000 events, this 2-core machine): 3,750 / 3,611 / 3,446
-// ev/s with 3,000 against 4,228 / 3,855 / 4,004 with 8,000; the daemon's peak RSS the same
-// (~400 MB either way: the heap's own growth, not the events in flight).
+// ev/s with 3,000 against 4,228 / 3,855 / 4,004 with 8,000; the daemon's peak RSS in the
+// catch-up ~400 MB with each bound (398-420 MB, 3,000 to 20,000).
 const MAX_IN_FLIGHT = 8_000;
 const QUERY_TIMEOUT_MS = 15_000;
 
