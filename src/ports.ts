@@ -24,6 +24,12 @@ export interface ConversationLog {
    */
   append(conversationId: string, records: readonly LogRecord[], urgent?: boolean): Promise<number>;
   /**
+   * As `append`, resolving also with the records' lines as the log wrote them (UTF-8 JSON, joined
+   * by "\n", no last newline): what the index's thread is sent in place of the records (IndexItem.lines).
+   * A log that writes no lines leaves it out.
+   */
+  appendWithLines?(conversationId: string, records: readonly LogRecord[], urgent?: boolean): Promise<{ end: number; lines: Uint8Array }>;
+  /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
    * line is repaired (cut off and kept aside), never returned; so is a damaged line anywhere
    * (set aside, reported and recorded): the records around it keep their positions, so the
@@ -95,6 +101,12 @@ export interface IndexItem {
   row: ConversationRow;
   /** The log's size in bytes after the last of these records, when known (see `indexedLogs`). */
   logBytes?: number;
+  /**
+   * `records` as the log wrote them, when it says (ConversationLog.appendWithLines): one chunk per
+   * append, in order, each its lines joined by "\n". The index's thread is sent these bytes and
+   * parses them, as a rebuild from the log would, rather than a structured clone of the records.
+   */
+  lines?: readonly Uint8Array[];
 }
 
 /**

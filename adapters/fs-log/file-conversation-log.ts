@@ -78,13 +78,22 @@ export class FileConversationLog implements ConversationLog {
   }
 
   append(conversationId: string, records: readonly LogRecord[], urgent = false): Promise<number> {
+    return this.refusal(conversationId) ?? this.writer.append(conversationId, records, urgent);
+  }
+
+  appendWithLines(conversationId: string, records: readonly LogRecord[], urgent = false): Promise<{ end: number; lines: Uint8Array }> {
+    return this.refusal(conversationId) ?? this.writer.appendWithLines(conversationId, records, urgent);
+  }
+
+  // An id that cannot name a file, or a closed log: the append is refused as a rejected promise.
+  private refusal(conversationId: string): Promise<never> | undefined {
     try {
       assertId(conversationId);
       this.assertOpen();
+      return undefined;
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.writer.append(conversationId, records, urgent);
   }
 
   async read(conversationId: string, afterN = 0): Promise<LogRecord[]> {

@@ -73,6 +73,21 @@ export class GroupCommitWriter {
 
   append(id: string, records: readonly LogRecord[], urgent = false): Promise<number> {
     if (records.length === 0) return this.exclusive(() => this.sizeOf(id));
+    return this.enqueue(id, records, urgent, (_bytes, resolve) => resolve);
+  }
+
+  /** As append, resolving also with the lines written (ConversationLog.appendWithLines). */
+  appendWithLines(id: string, records: readonly LogRecord[], urgent = false): Promise<{ end: number; lines: Uint8Array }> {
+    if (records.length === 0) return this.exclusive(async () => ({ end: await this.sizeOf(id), lines: new Uint8Array(0) }));
+    return this.enqueue(id, records, urgent, (lines, resolve) => (end) => resolve({ end, lines }));
+  }
+
+  // `settle`: what the append resolves with once its lines are durable at `end` (the plain
+  // append passes its resolve through: no closure per append).
+  private enqueue<T>(
+    id: string, records: readonly LogRecord[], urgent: boolean,
+    settle: (bytes: Buffer, resolve: (value: T) => void) => (end: number) => void,
+  ): Promise<T> {
     let encoded: ReturnType<typeof encodeRecords>;
     try {
       encoded = encodeRecords(records);
@@ -83,7 +98,7 @@ export class GroupCommitWriter {
     if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
     return new Promise((resolve, reject) => {
       const bytes = Buffer.from(encoded.text);
-      const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve, reject };
+      const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve: settle(bytes, resolve), reject };
       // A file gathering for an express flush takes every append to it: they stay in order.
       const express = this.gathering?.batch.get(id);
       if (express) return void express.push(entry);

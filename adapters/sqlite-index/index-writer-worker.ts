@@ -6,6 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "./open-database.js";
 import { RelayMarks } from "./relay-marks.js";
+import { unpackBatch } from "./index-wire.js";
 import { IndexWriter } from "./writer.js";
 import type { WriterRequest, WriterResponse } from "./writer-protocol.js";
 
@@ -24,7 +25,7 @@ port.on("message", (req: WriterRequest) => {
   let res: WriterResponse;
   try {
     if ("marks" in req) for (const [relay, at] of req.marks) marks.setHighWater(relay, at);
-    else writer.applyBatch(req.items);
+    else writer.applyBatch(unpackBatch(req));
     res = { seq: req.seq };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));

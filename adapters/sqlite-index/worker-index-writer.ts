@@ -14,6 +14,7 @@
 import { Worker } from "node:worker_threads";
 import type { IndexApplier, IndexItem } from "../../src/ports.js";
 import { workerFile } from "../worker-thread/worker-file.js";
+import { packBatch } from "./index-wire.js";
 import type { WriterRequest, WriterResponse } from "./writer-protocol.js";
 
 // What the writer thread loads, transitively (src/ for the record and row types it reads).
@@ -49,7 +50,9 @@ export class WorkerIndexWriter implements IndexApplier {
   }
 
   apply(items: readonly IndexItem[]): Promise<void> {
-    return this.send((seq) => ({ seq, items }));
+    const batch = packBatch(items);
+    // The lines' buffer is packBatch's own: handed over, not copied.
+    return this.send((seq) => ({ seq, ...batch }), batch.lines ? [batch.lines.buffer as ArrayBuffer] : []);
   }
 
   /**
@@ -83,13 +86,13 @@ export class WorkerIndexWriter implements IndexApplier {
     return true;
   }
 
-  private send(request: (seq: number) => WriterRequest): Promise<void> {
+  private send(request: (seq: number) => WriterRequest, transfer: ArrayBuffer[] = []): Promise<void> {
     if (this.closing) return Promise.reject(new IndexWriterError("the index writer is closed"));
     const worker = (this.worker ??= this.start());
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       try {
-        worker.postMessage(request(seq));
+        worker.postMessage(request(seq), transfer);
       } catch (err) {
         // Not sendable (DataCloneError): refused here, the thread never saw it.
         reject(new IndexWriterError(`batch not sent: ${String(err)}`));

@@ -1,9 +1,9 @@
 // Messages between the index's writer thread and the daemon's main thread.
 
-import type { IndexItem } from "../../src/ports.js";
+import type { WireBatch } from "./index-wire.js";
 
 export type WriterRequest =
-  | { close?: false; seq: number; items: readonly IndexItem[] }
+  | ({ close?: false; seq: number } & WireBatch)
   | { close?: false; seq: number; marks: readonly (readonly [relay: string, createdAt: number])[] }
   | { close: true };
 

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { LogLayout } from "../../adapters/fs-log/layout.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import { decideExecStart, recoverOpenSession } from "../../src/execution-time.js";
 import { eventMemoryBytes } from "../../src/memory-estimate.js";
+import type { IndexItem } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 
@@ -160,5 +162,38 @@ describe("ConversationStore: a damaged line in a stored log", () => {
     // The lost event may come back (from a relay): it is no longer held, so it is taken again.
     expect(s.store.hasEvent(replies[1]!.id, root.id)).toBe(false);
     await s.close();
+  });
+});
+
+describe("ConversationStore: what the index is fed", () => {
+  it("hands the index each commit's records with the lines the log wrote for them, and a conversation's commits merged in order", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
+    dirs.push(dir);
+    const p = testProject();
+    const log = new FileConversationLog(dir);
+    const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+    const applied: IndexItem[][] = [];
+    const store = new ConversationStore({ log, index, applier: { blocking: false, apply: async (items) => void applied.push([...items]) } });
+    await store.init();
+    const root = p.root(p.owner, 'first "line"\nsecond ✓');
+    const conv = await store.getOrCreate(root.id, p.info.coordinate);
+    const commits = [
+      store.commit(conv, [{ t: "event", at: 1, ev: root, origin: "relay" }]),
+      store.commit(conv, [{ t: "event", at: 2, ev: p.reply(p.owner, root, "again"), origin: "relay" }, { t: "read", at: 2, agent: p.owner.pubkey, seq: 1 }]),
+    ];
+    await Promise.all(commits.map((c) => c.durable));
+    await store.indexed();
+    const items = applied.flat();
+    expect(items).toHaveLength(1);
+    const [item] = items as [IndexItem];
+    expect(item.records).toEqual(commits.flatMap((c) => c.records));
+    // One chunk per append; parsed, they are the records; together, the bytes of the file.
+    expect(item.lines).toHaveLength(2);
+    const text = item.lines!.map((l) => Buffer.from(l).toString("utf8")).join("\n");
+    // (As JSON has them: the test events' nostr-tools symbol is not data.)
+    expect(text.split("\n").map((l) => JSON.parse(l) as unknown)).toEqual(JSON.parse(JSON.stringify(item.records)));
+    expect(`${text}\n`).toBe(readFileSync(new LogLayout(dir).logPath(root.id, false), "utf8"));
+    await log.close();
+    index.close();
   });
 });

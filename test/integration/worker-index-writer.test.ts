@@ -8,10 +8,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { OnDemandIndexWriter, type OnDemandOptions } from "../../adapters/sqlite-index/on-demand-index-writer.js";
 import type { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
 import { IndexWriterError, WorkerIndexWriter } from "../../adapters/sqlite-index/worker-index-writer.js";
+import { encodeRecords } from "../../adapters/fs-log/record-line.js";
 import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
 import { indexItem } from "../../src/index-item.js";
 import { pTagRecipients } from "../../src/messaging/recipients.js";
 import type { IndexItem } from "../../src/ports.js";
+import type { LogRecord } from "../../src/records.js";
 import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, type LogFixture } from "./sqlite-index-helpers.js";
 
 const writers: { close(): Promise<void> }[] = [];
@@ -62,6 +64,34 @@ describe("WorkerIndexWriter", () => {
     expect(threaded.indexedPositions()).toEqual(new Map([[a!.id, a!.records.length], [b!.id, b!.records.length]]));
     await writer.close();
     expect(dumpIndex(threaded.path)).toEqual(dumpIndex(inline.path));
+  });
+
+  it("records sent as the log's lines (IndexItem.lines) are written exactly as the records themselves; lines that do not say them are refused", async () => {
+    const s = scenario();
+    const [a] = s.logs;
+    // Text JSON must escape: newlines, quotes, backslashes, U+2028, an emoji.
+    const tricky = s.p.root(s.user, 'line one\nline "two" \\ \u2028 ✓ 🎉', [s.planner.pubkey], [], 1_700_000_500);
+    a!.event(tricky);
+    const logs = s.logs;
+    const inline = newTestIndex();
+    for (const batch of batches(logs)) inline.applyBatch(batch);
+    const threaded = newTestIndex();
+    const writer = writerFor(threaded.path);
+    // One chunk per record, as the log gives one per append; every other batch mixes in an item without lines.
+    const withLines = (item: IndexItem): IndexItem => ({ ...item, lines: item.records.map((r) => linesOf([r])) });
+    const all = batches(logs);
+    for (const [i, batch] of all.entries()) await writer.apply(batch.map((item, j) => (i % 2 === 1 && j === 0 ? item : withLines(item))));
+    expect(dumpIndex(threaded.path)).toEqual(dumpIndex(inline.path));
+    expect(dumpIndex(threaded.path).messages!.join("\n")).toContain("line one");
+
+    // Lines that say fewer records than the item has: the batch is refused, nothing of it written.
+    const other = newTestIndex();
+    const short = all[0]!.map((item) => ({ ...item, lines: [linesOf(item.records.slice(0, 1))] }));
+    expect(short.some((item) => item.records.length > 1)).toBe(true);
+    const refused = await writerFor(other.path).apply(short).then(() => undefined, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(IndexWriterError);
+    expect(String((refused as Error).message)).toMatch(/WireBatchError: .*lines for \d+ records/);
+    expect(dumpIndex(other.path).messages).toHaveLength(0);
   });
 
   it("a batch SQLite refuses is rolled back and reported; the batches after it are written", async () => {
@@ -210,3 +240,10 @@ describe("OnDemandIndexWriter", () => {
     await expect(writer.apply(batches(s.logs, 1)[1]!)).rejects.toThrow(/closed/);
   });
 });
+
+/** Records as the log writes them (adapters/fs-log/record-line.ts): JSON lines joined by "\n". */
+function linesOf(records: readonly LogRecord[]): Uint8Array {
+  const encoded = encodeRecords(records);
+  if (typeof encoded === "string") throw new Error(encoded);
+  return Buffer.from(encoded.text);
+}

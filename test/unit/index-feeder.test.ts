@@ -43,6 +43,25 @@ describe("IndexFeeder", () => {
     expect(batches[0]!.records).toEqual(new Map([[a.id, [1, 2, 3]], [b.id, [1]]]));
   });
 
+  it("merges a conversation's lines in order when every part has them, and sends none when one part lacks them", async () => {
+    const applied: IndexItem[] = [];
+    const feeder = new IndexFeeder({ blocking: true, apply: (items) => void applied.push(...items) }, (err) => { throw err; });
+    const a = conv("a");
+    const b = conv("b");
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    feeder.add(item(a, [rec(1)]), 10, bytes("a1"));
+    feeder.add(item(b, [rec(1)]), 10, bytes("b1"));
+    feeder.add(item(a, [rec(2)]), 20, bytes("a2"));
+    feeder.add(item(b, [rec(2)]), 20);
+    await feeder.idle();
+    const byId = new Map(applied.map((i) => [i.conversationId, i]));
+    expect(byId.get(a.id)!.lines!.map((l) => new TextDecoder().decode(l))).toEqual(["a1", "a2"]);
+    expect(byId.get(a.id)!.records.map((r) => r.n)).toEqual([1, 2]);
+    // Lines for some of b's records only would say less than its records: it goes without them.
+    expect(byId.get(b.id)!.lines).toBeUndefined();
+    expect(byId.get(b.id)!.records.map((r) => r.n)).toEqual([1, 2]);
+  });
+
   it("after a slow apply, what arrives one event at a time is gathered into one batch (batches grow with the load)", async () => {
     const { index, batches } = recordingIndex(100);
     const feeder = new IndexFeeder(inlineApplier(index), (err) => { throw err; });

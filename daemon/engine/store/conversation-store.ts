@@ -191,9 +191,14 @@ export class ConversationStore {
     this.known.add(conv.id);
     this.cache.grew(conv.id, conv.events.length - before, bytes);
     this.noteTurns(conv);
-    const durable = this.opts.log.append(conv.id, stamped, isUrgent(stamped)).then(
-      (logBytes) => {
-        this.feeder.add(item, logBytes);
+    const { log } = this.opts;
+    const urgent = isUrgent(stamped);
+    // With the lines the log wrote, the index's thread is sent bytes rather than the records.
+    const appended = log.appendWithLines ? log.appendWithLines(conv.id, stamped, urgent) : log.append(conv.id, stamped, urgent);
+    const durable = appended.then(
+      (done) => {
+        if (typeof done === "number") this.feeder.add(item, done);
+        else this.feeder.add(item, done.end, done.lines);
         this.opts.onDurable?.(conv, stamped);
       },
       (err: unknown) => {

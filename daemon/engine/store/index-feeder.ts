@@ -45,11 +45,13 @@ export class IndexFeeder {
   /**
    * Queue an item of durable records (in log order, taken when they were committed:
    * src/index-item.ts) with the log's size after them (it goes into the index with them: see
-   * ConversationIndex.indexedLogs). The item is the feeder's from here on. Items of one
-   * conversation are merged when applied, the later row winning.
+   * ConversationIndex.indexedLogs) and, when the log gave them, the records' lines
+   * (IndexItem.lines). The item is the feeder's from here on. Items of one conversation are
+   * merged when applied, the later row winning.
    */
-  add(item: IndexItem, logBytes?: number): void {
+  add(item: IndexItem, logBytes?: number, lines?: Uint8Array): void {
     if (logBytes !== undefined) item.logBytes = logBytes;
+    if (lines !== undefined) item.lines = [lines];
     const same = this.pending.get(item.conversationId);
     if (same) same.push(item);
     else this.pending.set(item.conversationId, [item]);
@@ -131,6 +133,8 @@ function merged(list: readonly IndexItem[]): IndexItem {
     sessions: Object.assign({}, ...list.map((i) => i.sessions)) as Record<string, string>, row: last.row,
   };
   for (const i of list) if (i.logBytes !== undefined) item.logBytes = i.logBytes;
+  // Lines only if every part has them: they must say all the records do.
+  if (list.every((i) => i.lines !== undefined)) item.lines = list.flatMap((i) => i.lines!);
   return item;
 }
 
