@@ -40,7 +40,6 @@ export class OnDemandVerifier implements EventVerifier {
   private idleTimer: NodeJS.Timeout | undefined;
   private windowStart = 0;
   private windowCount = 0;
-  private inflight = 0;
   private closed = false;
   /** nostr-wasm's check, once loaded; `loading` while it is being loaded. */
   private inline: Check | undefined;
@@ -92,12 +91,9 @@ export class OnDemandVerifier implements EventVerifier {
       return this.loadInline().then(() => (this.inline ?? jsCheck)(ev));
     }
     this.stats.pooled++;
-    this.inflight++;
+    // The idle clock starts when the pool has answered every check, never before (armIdle).
     clearTimeout(this.idleTimer);
-    // The idle clock starts when the last check in flight is answered, never before.
-    return pool.check(ev).finally(() => {
-      if (--this.inflight === 0) this.armIdle();
-    });
+    return pool.check(ev);
   }
 
   async close(): Promise<void> {
@@ -127,14 +123,18 @@ export class OnDemandVerifier implements EventVerifier {
 
   private startPool(): VerifierPool {
     this.stats.poolStarts++;
-    this.pool = new VerifierPool({ ...this.opts.pool, backend: this.choice.backend });
+    this.pool = new VerifierPool({ ...this.opts.pool, backend: this.choice.backend, onIdle: () => {
+      this.opts.pool?.onIdle?.();
+      this.armIdle();
+    } });
     return this.pool;
   }
 
   private armIdle(): void {
+    clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (this.inflight > 0) return;
       const pool = this.pool;
+      if (pool?.busy) return;
       this.pool = undefined;
       void pool?.close();
     }, this.idleMs);

@@ -28,6 +28,12 @@ export interface VerifierPoolOptions {
    * for weeks while its notes and ceiling assumed the native verifier.)
    */
   backend?: VerifierBackend;
+  /**
+   * Told each time the pool falls idle: the last event in flight answered (or failed), none
+   * waiting. A caller that stops an idle pool starts its clock here (without a reaction of its
+   * own on every check's promise: two promises an event, in a burst).
+   */
+  onIdle?: () => void;
 }
 
 /**
@@ -73,8 +79,10 @@ export class VerifierPool implements EventVerifier {
   private timer: NodeJS.Timeout | undefined;
   private rotation = 0;
   private closing: Promise<void> | undefined;
+  private readonly onIdle: (() => void) | undefined;
 
   constructor(opts: VerifierPoolOptions = {}) {
+    this.onIdle = opts.onIdle;
     const backend = (this.backend = opts.backend ?? chooseVerifier().backend);
     const workers = opts.workers ?? poolWorkers(backend);
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
@@ -149,9 +157,24 @@ export class VerifierPool implements EventVerifier {
     this.dispatch({
       events: items.map((w) => w.ev),
       attempts: 0,
-      settle: (verdicts) => items.forEach((w, i) => w.resolve(verdicts[i]!)),
-      fail: (err) => items.forEach((w) => w.reject(err)),
+      settle: (verdicts) => {
+        items.forEach((w, i) => w.resolve(verdicts[i]!));
+        this.settled();
+      },
+      fail: (err) => {
+        items.forEach((w) => w.reject(err));
+        this.settled();
+      },
     });
+  }
+
+  /** Events waiting for their batch or sent and not answered. */
+  get busy(): boolean {
+    return this.waiting.length > 0 || this.slots.some((s) => s.load > 0);
+  }
+
+  private settled(): void {
+    if (this.onIdle && !this.busy) this.onIdle();
   }
 
   private dispatch(batch: Batch): void {

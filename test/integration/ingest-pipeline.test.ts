@@ -180,4 +180,24 @@ describe("ingest pipeline", () => {
     expect(await d.pipeline.ingest(untagged(p.root(p.owner, "never sent"), "orphan"))).toMatchObject({ status: "ignored", reason: "no_project_tag" });
     await d.close();
   });
+
+  it("a copy that came while the original's append failed is stored on its own, once; a copy of a stored event stays a duplicate", async () => {
+    const { dir, p } = setup();
+    const root = p.root(p.owner, "hello");
+    const d = await open(dir, p);
+    // The disk refuses the first append (a full disk, say), then recovers.
+    let failures = 1;
+    for (const method of ["append", "appendWithLines"] as const) {
+      const real = d.log[method].bind(d.log) as (...args: unknown[]) => Promise<unknown>;
+      (d.log as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+        failures-- > 0 ? Promise.reject(new Error("ENOSPC: no space left on device")) : real(...args);
+    }
+    // The live subscription and a back-fill deliver the same event at once.
+    const [first, copy] = await Promise.allSettled([d.pipeline.ingest(root), d.pipeline.ingest(root)]);
+    expect(first.status).toBe("rejected");
+    expect(copy).toMatchObject({ status: "fulfilled", value: { status: "accepted", eventId: root.id } });
+    expect((await d.log.read(root.id)).filter((r) => r.t === "event")).toHaveLength(1);
+    expect((await d.pipeline.ingest(root)).status).toBe("duplicate");
+    await d.close();
+  });
 });

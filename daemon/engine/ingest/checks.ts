@@ -69,7 +69,8 @@ export class InboundChecks {
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
     // Kind 1 is placed before its signature is checked: a stranger's note costs only its tags.
-    const early = placedBeforeSignature(ev.kind) ? await this.place(ev, bulk, rootInFlight) : undefined;
+    const placing = placedBeforeSignature(ev.kind) ? this.place(ev, bulk, rootInFlight) : undefined;
+    const early = placing instanceof Promise ? await placing : placing;
     if (early && early.status !== "placed") return early;
     const urgent = origin === "local" || (!bulk && !quiet && mayTrigger(ev, this.d.runnable, orchestratorOf(this.d.project)?.pubkey));
     let verdict: Verdict;
@@ -81,7 +82,8 @@ export class InboundChecks {
     }
     if (verdict !== "ok") return this.reject(verdict, verdict === "bad_id" ? "id is not the event's hash" : "signature does not verify", ev.id, relay);
     if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
-    const placed = early ?? await this.place(ev, bulk, rootInFlight, relay);
+    const late = early ?? this.place(ev, bulk, rootInFlight, relay);
+    const placed = late instanceof Promise ? await late : late;
     if (placed.status !== "placed") return placed;
     const { conversationId } = placed;
     const refused = refusal(ev, this.d.project);
@@ -92,20 +94,22 @@ export class InboundChecks {
   /**
    * The event's conversation, if it is this project's (src/edge/placement.ts). A reply without the
    * project tag belongs to us only through its root. Delivered in order, the root may still be
-   * being checked when the reply comes: wait for it rather than drop the reply.
+   * being checked when the reply comes: wait for it rather than drop the reply. Answers at once
+   * (no promise) when it need not wait, as almost every event.
    */
-  private async place(
+  private place(
     ev: NostrEvent, bulk: boolean, rootInFlight: (id: string) => Promise<unknown> | undefined, relay?: string,
-  ): Promise<{ status: "placed"; conversationId: string } | IngestOutcome> {
+  ): Placed | Promise<Placed> {
     const holds = (id: string) => this.d.store.has(id);
-    let placement = placeEvent(ev, this.d.project.coordinate, holds);
+    const placement = placeEvent(ev, this.d.project.coordinate, holds);
     if (placement.is === "unplaced" && !placement.root) {
       const root = rootInFlight(placement.conversationId);
-      if (root) {
-        await root.catch(() => undefined);
-        placement = placeEvent(ev, this.d.project.coordinate, holds);
-      }
+      if (root) return root.catch(() => undefined).then(() => this.placed(placeEvent(ev, this.d.project.coordinate, holds), ev, bulk, relay));
     }
+    return this.placed(placement, ev, bulk, relay);
+  }
+
+  private placed(placement: ReturnType<typeof placeEvent>, ev: NostrEvent, bulk: boolean, relay?: string): Placed {
     switch (placement.is) {
       case "ours":
         return { status: "placed", conversationId: placement.conversationId };
@@ -148,6 +152,9 @@ export class InboundChecks {
     return { status: "ignored", reason, eventId };
   }
 }
+
+/** Where an event belongs, or what became of it. */
+type Placed = { status: "placed"; conversationId: string } | IngestOutcome;
 
 /** The id as sent (unchecked). */
 export function sentId(raw: unknown): string | undefined {

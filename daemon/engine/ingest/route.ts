@@ -100,28 +100,42 @@ export class InboundRoute {
   readonly fromRelay = (raw: unknown, relay: string | undefined, quiet: boolean, bulk: boolean): Promise<IngestOutcome> =>
     this.ingest(raw, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk });
 
-  /** Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused. */
-  async ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
-    const id = sentId(raw);
-    const original = id !== undefined ? this.inFlight.get(id) : undefined;
-    // Copies arrive together (several relays; the live subscription and a back-fill racing).
-    // If the original is stored, the copy is a duplicate; if it was refused, the copy may
-    // differ (same id, other signature) and is checked on its own.
-    if (original) {
-      const first = await original;
-      if (first.status === "accepted" || first.status === "duplicate") return this.checks.duplicate(first.eventId, conversationHint(raw));
-    }
-    // Relays repeat themselves (several relays, overlap windows, reconnects): a copy of an event
-    // we hold is dropped here, before paying for its checks and ~0.5 ms for its signature.
-    if (this.checks.held(raw)) return this.checks.duplicate(id!, conversationHint(raw));
-    const run = this.route(raw, opts);
-    if (id === undefined || original) return run;
-    this.inFlight.set(id, run);
+  /**
+   * Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused.
+   * Not itself async: an event goes straight on to its route, with no promise of its own to
+   * wait for it (a live burst makes ~25 promises an event; each one is CPU and garbage).
+   */
+  ingest(raw: unknown, opts: IngestOptions = {}): Promise<IngestOutcome> {
     try {
-      return await run;
-    } finally {
-      this.inFlight.delete(id);
+      const id = sentId(raw);
+      const original = id !== undefined ? this.inFlight.get(id) : undefined;
+      // Copies arrive together (several relays; the live subscription and a back-fill racing).
+      if (original) return this.afterOriginal(original, raw, opts);
+      return this.unlessHeld(raw, opts, id, true);
+    } catch (err) {
+      return Promise.reject(err);
     }
+  }
+
+  // If the original is stored, the copy is a duplicate; if it was refused, the copy may differ
+  // (same id, other signature) and is checked on its own.
+  private async afterOriginal(original: Promise<IngestOutcome>, raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
+    // An original that failed (not refused: its log append, say) leaves the copy to be routed.
+    const first = await original.catch(() => undefined);
+    if (first?.status === "accepted" || first?.status === "duplicate") return this.checks.duplicate(first.eventId, conversationHint(raw));
+    return this.unlessHeld(raw, opts, sentId(raw), false);
+  }
+
+  // Relays repeat themselves (several relays, overlap windows, reconnects): a copy of an event
+  // we hold is dropped here, before paying for its checks and its signature. `track`: the route
+  // is the one copies of this id wait for (it leaves `inFlight` when it ends).
+  private unlessHeld(raw: unknown, opts: IngestOptions, id: string | undefined, track: boolean): Promise<IngestOutcome> {
+    if (this.checks.held(raw)) return Promise.resolve(this.checks.duplicate(id!, conversationHint(raw)));
+    if (id === undefined || !track) return this.route(raw, opts);
+    // The route yields before it ends (its checks are awaited), so it is in `inFlight` by then.
+    const run = this.route(raw, opts, id);
+    this.inFlight.set(id, run);
+    return run;
   }
 
   /**
@@ -130,12 +144,13 @@ export class InboundRoute {
    * events of one conversation enter its queue in the order they arrived: a trigger never overtakes
    * what was said before it, and is the end of its agent's context (arrival-order.ts).
    */
-  private async route(raw: unknown, opts: IngestOptions): Promise<IngestOutcome> {
+  private async route(raw: unknown, opts: IngestOptions, tracked?: string): Promise<IngestOutcome> {
     const arrived = performance.now();
-    const now = this.d.clock.now();
-    const conv = conversationHint(raw);
-    const ticket = conv === undefined ? undefined : this.order.take(conv, conv === sentId(raw));
+    let ticket: Ticket | undefined;
     try {
+      const now = this.d.clock.now();
+      const conv = conversationHint(raw);
+      ticket = conv === undefined ? undefined : this.order.take(conv, conv === sentId(raw));
       const checked = await this.checks.check(raw, opts, now, (id) => this.inFlight.get(id));
       if (checked.status !== "checked") return checked;
       const checkedAt = performance.now();
@@ -148,35 +163,49 @@ export class InboundRoute {
       return this.acknowledge(staged, staged.runs.length > 0 ? { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() } : undefined);
     } finally {
       if (ticket) this.order.leave(ticket);
+      if (tracked !== undefined) this.inFlight.delete(tracked);
     }
   }
 
   /**
-   * conversation: a stored conversation that is not in memory is loaded here, before its queue
-   * (loaded in the queue task, each read held one of the few global slots while every other
-   * conversation's events waited, and the 200 loads of a catch-up ran 8 at a time). Pinned until
-   * its task has run: evicted in between, it would be read a second time there. The task folds
-   * and appends but does not wait for the fsync: the next event of the same conversation
-   * proceeds at once and many share one fsync (group commit).
+   * conversation: the event joins its conversation's queue. Most events find their conversation
+   * in memory and nobody waits for a group: they are queued at once, with no promise of their own
+   * (the queue holds the conversation in memory from there: ConversationStore's `isBusy`).
    */
-  private async intoConversation(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
-    const { origin = "relay", quiet = false, bulk = false } = opts;
+  private intoConversation(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
+    if (!opts.bulk && this.d.store.loaded(c.conversationId)) return this.enqueue(c, opts, now, ticket);
+    return this.loadThenEnqueue(c, opts, now, ticket);
+  }
+
+  /**
+   * A stored conversation that is not in memory is loaded here, before its queue (loaded in the
+   * queue task, each read held one of the few global slots while every other conversation's
+   * events waited, and the 200 loads of a catch-up ran 8 at a time). Pinned until its task is
+   * queued: evicted in between, it would be read a second time there. The task folds and appends
+   * but does not wait for the fsync: the next event of the same conversation proceeds at once and
+   * many share one fsync (group commit).
+   */
+  private async loadThenEnqueue(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
     this.d.store.pin(c.conversationId);
     try {
-      // Most events find their conversation in memory: no promise, no turn, for those.
       if (!this.d.store.loaded(c.conversationId)) await this.d.store.get(c.conversationId);
-      if (bulk) {
+      if (opts.bulk) {
         // Its group is let through in the order it came to the gate: the next may come now.
         const group = this.bulk.pass();
         if (ticket) this.order.leave(ticket);
         await group;
       }
-      const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
-      if (ticket) this.order.leave(ticket);
-      return await task;
+      return await this.enqueue(c, opts, now, ticket);
     } finally {
       this.d.store.unpin(c.conversationId);
     }
+  }
+
+  private enqueue(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
+    const { origin = "relay", quiet = false } = opts;
+    const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
+    if (ticket) this.order.leave(ticket);
+    return task;
   }
 
   /**
