@@ -1,8 +1,8 @@
 // A batch of index items as it crosses to the index's thread (worker-index-writer.ts). Items
 // whose records come with the lines the log wrote (IndexItem.lines) travel as those bytes, all
-// of a batch in one buffer handed over without a copy, and are parsed there: the structured
-// clone of the records' objects cost the main thread ~8 µs an event (a third of the log's
-// share), copying their bytes a fraction of one. The other items travel as they are.
+// of a batch in one buffer handed over without a copy, and are parsed there: in a profile of
+// the live path, posting the records' objects (a structured clone) cost the main thread 8.3 µs an
+// event, posting their bytes 2.1. The other items travel as they are.
 
 import type { IndexItem } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";

@@ -119,7 +119,17 @@ export class VerifierPool implements EventVerifier {
     const parts: Promise<Verdict[]>[] = [];
     for (let i = 0; i < evs.length; i += size) {
       const events = evs.slice(i, i + size);
-      parts.push(new Promise((settle, fail) => this.dispatch({ events, attempts: 0, settle, fail })));
+      parts.push(new Promise((settle, fail) => this.dispatch({
+        events, attempts: 0,
+        settle: (verdicts) => {
+          settle(verdicts);
+          this.settled();
+        },
+        fail: (err) => {
+          fail(err);
+          this.settled();
+        },
+      })));
     }
     return (await Promise.all(parts)).flat();
   }

@@ -134,6 +134,22 @@ describe("VerifierPool", () => {
     expect(await pool.verify(events[1]!)).toBe(true);
   });
 
+  it("says when it falls idle: once every check and batch asked is answered, not before", async () => {
+    let idle = 0;
+    const pool = open({ workers: 2, maxBatch: 64, onIdle: () => void idle++ });
+    const singles = Promise.all(events.slice(0, 300).map((ev) => pool.check(ev)));
+    const batch = pool.checkBatch(events.slice(300, 600));
+    expect(pool.busy).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(idle).toBe(0);
+    await Promise.all([singles, batch]);
+    expect(pool.busy).toBe(false);
+    expect(idle).toBeGreaterThanOrEqual(1);
+    const before = idle;
+    await pool.checkBatch(events.slice(0, 10));
+    expect(idle).toBe(before + 1);
+  });
+
   // A worker is killed here by a poison input: an event that is not an object makes the worker's
   // check throw outside its guard, and the thread dies at once (the edge never lets one through;
   // here it stands for any input that kills the verifier). Terminating a worker from outside

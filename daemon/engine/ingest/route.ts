@@ -180,8 +180,8 @@ export class InboundRoute {
   /**
    * A stored conversation that is not in memory is loaded here, before its queue (loaded in the
    * queue task, each read held one of the few global slots while every other conversation's
-   * events waited, and the 200 loads of a catch-up ran 8 at a time). Pinned until its task is
-   * queued: evicted in between, it would be read a second time there. The task folds and appends
+   * events waited, and the 200 loads of a catch-up ran 8 at a time). Pinned until its task has
+   * run: evicted in between, it would be read a second time there. The task folds and appends
    * but does not wait for the fsync: the next event of the same conversation proceeds at once and
    * many share one fsync (group commit).
    */
