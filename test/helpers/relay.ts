@@ -3,8 +3,7 @@
 // `ws` client (publishRaw, queryRaw, sendRawFrame) that bypasses every library under test.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { finalizeEvent } from "nostr-tools/pure";
 import { WebSocket } from "ws";
@@ -12,6 +11,7 @@ import { startEmbeddedRelay, type RelayGuardOptions } from "../../adapters/relay
 import { authEventTemplate } from "../../src/relay-guard/nip42.js";
 import type { RelayFilter } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
+import { tempDir } from "./temp-dir.js";
 
 const RELAY_MAIN = resolve(import.meta.dirname, "../../dist/adapters/relay/relay-main.js");
 // Generous: on 2 cores shared with other test runs a relay took over 10 s to start, and over 5 s
@@ -21,7 +21,8 @@ const RAW_TIMEOUT_MS = 5_000;
 /** More time per event sent in one exchange (the relay verifies each signature). */
 const RAW_TIMEOUT_PER_EVENT_MS = 200;
 
-const tempDb = () => join(mkdtempSync(join(tmpdir(), "tenexd-relay-")), "relay.sqlite");
+// Removed after the test file (temp-dir.ts): a relay restarted on the same database keeps it till then.
+const tempDb = () => join(tempDir("tenexd-relay-"), "relay.sqlite");
 
 export interface TestRelay {
   url: string;

@@ -23,6 +23,7 @@ import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
 import { recordCase } from "../helpers/fault-tools.js";
 import { powerCutOps, type PowerCutOps } from "../helpers/power-cut-ops.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { convId, recs } from "./fixtures/fs-log-fixtures.js";
 
 const dirs: string[] = [];
@@ -76,7 +77,7 @@ describe("durable before acknowledged (a power cut at any acknowledgement)", () 
     const p = testProject();
     const planner = p.agents.planner!;
     const log = new FileConversationLog(dir, { fileOps: disk.ops, maxOpenFiles: 6 });
-    const index = new SqliteIndex({ path: join(mkdtempSync(join(tmpdir(), "tenexd-durable-ix-")), "index.sqlite") });
+    const index = new SqliteIndex({ path: join(tempDir("tenexd-durable-ix-"), "index.sqlite") });
     const queues = new ConversationQueues(4);
     const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id) });
     await store.init();
