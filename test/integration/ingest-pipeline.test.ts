@@ -116,7 +116,7 @@ describe("ingest pipeline", () => {
         reading--;
       }
     };
-    // As a back-fill's: they wait at the bulk gate after their load, while the others load.
+    // As a back-fill's (nobody waits for them): each loads before its queue, while the others load.
     const outcomes = await Promise.all(roots.map((root) => d.pipeline.ingest(p.reply(planner, root, "on it"), { bulk: true })));
     expect(outcomes.map((o) => o.status)).toEqual(roots.map(() => "accepted"));
     expect(mostAtOnce).toBeGreaterThan(1);

@@ -30,7 +30,7 @@ export interface IngestOptions {
   relay?: string;
   /** Store it but set no agent to work (the first back-fill of a project's history). */
   quiet?: boolean;
-  /** Nobody waits for this one (a back-fill's): stage it together with others (bulk-gate.ts). */
+  /** Nobody waits for this one (a back-fill's): it never takes the urgent lane, and a reply met before its root is handed back (deferred). */
   bulk?: boolean;
 }
 

@@ -23,7 +23,6 @@ import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
 import type { CommandAgent } from "../agents/command-agents.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { ArrivalOrder, type Ticket } from "./arrival-order.js";
-import { BulkGate } from "./bulk-gate.js";
 import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome } from "./checks.js";
 import type { ConversationQueues } from "./conversation-queues.js";
 import type { IngestCounters } from "./counters.js";
@@ -72,16 +71,11 @@ interface Staged {
   durable: Promise<unknown>;
 }
 
-// A back-fill's events are staged in groups of up to BULK_MAX, at least every BULK_LINGER_MS.
-const BULK_LINGER_MS = 200;
-const BULK_MAX = 1_000;
-
 // Until connected (tests and benchmarks of the route alone): nobody runs, nothing goes out.
 const NOWHERE: RouteExits = { runs: { trigger: () => undefined }, outbox: { enqueue: async () => undefined }, threads: { request: () => undefined } };
 
 export class InboundRoute {
   private readonly checks: InboundChecks;
-  private readonly bulk = new BulkGate(BULK_LINGER_MS, BULK_MAX);
   /** Events being checked right now, by id: a copy waits for the original instead of paying again. */
   private readonly inFlight = new Map<string, Promise<IngestOutcome>>();
   /** Per conversation (as the event names it), the events in the order they arrived. */
@@ -169,11 +163,14 @@ export class InboundRoute {
 
   /**
    * conversation: the event joins its conversation's queue. Most events find their conversation
-   * in memory and nobody waits for a group: they are queued at once, with no promise of their own
-   * (the queue holds the conversation in memory from there: ConversationStore's `isBusy`).
+   * in memory: they are queued at once, with no promise of their own (the queue holds the
+   * conversation in memory from there: ConversationStore's `isBusy`). A back-fill's events go the
+   * same way: they once waited at a gate to be staged in groups of up to 1,000 (small flushes
+   * synced one file an event), but a flush now gathers what comes while the one before it runs,
+   * and without the gate a catch-up ran 5,186-5,439 ev/s against 4,626-5,131 (quick runs, 5 each).
    */
   private intoConversation(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
-    if (!opts.bulk && this.d.store.loaded(c.conversationId)) return this.enqueue(c, opts, now, ticket);
+    if (this.d.store.loaded(c.conversationId)) return this.enqueue(c, opts, now, ticket);
     return this.loadThenEnqueue(c, opts, now, ticket);
   }
 
@@ -189,12 +186,6 @@ export class InboundRoute {
     this.d.store.pin(c.conversationId);
     try {
       if (!this.d.store.loaded(c.conversationId)) await this.d.store.get(c.conversationId);
-      if (opts.bulk) {
-        // Its group is let through in the order it came to the gate: the next may come now.
-        const group = this.bulk.pass();
-        if (ticket) this.order.leave(ticket);
-        await group;
-      }
       return await this.enqueue(c, opts, now, ticket);
     } finally {
       this.d.store.unpin(c.conversationId);

@@ -58,9 +58,10 @@ export class BackfillIncompleteError extends Error {
 const LIVE_WAIT_MS = 5_000;
 const PAGE_SIZE = 1_000;
 // Events of a back-fill being verified and stored at once, before the next page is asked for.
-// Eight pages: a page's events wait in the bulk gate (up to 1,000, 200 ms), for their flush
-// (~300 ms under a back-fill) and their index batch, so with 3,000 the next page was often
-// asked only once the pipeline had nearly drained, and it sat idle while the relay answered.
+// Eight pages: a page's events wait for their checks, their flush (~300 ms under a back-fill)
+// and their index batch (and waited at a gate, since removed: route.ts), so with 3,000 the next
+// page was often asked only once the pipeline had nearly drained, and it sat idle while the
+// relay answered.
 // Measured (quick bench, catch-up of 10,000 events, this 2-core machine): 3,750 / 3,611 / 3,446
 // ev/s with 3,000 against 4,228 / 3,855 / 4,004 with 8,000; the daemon's peak RSS in the
 // catch-up ~400 MB with each bound (398-420 MB, 3,000 to 20,000).
