@@ -15,7 +15,7 @@ import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import { decideExecStart, recoverOpenSession } from "../../src/execution-time.js";
 import { eventMemoryBytes } from "../../src/memory-estimate.js";
-import type { IndexItem } from "../../src/ports.js";
+import type { IndexApplier, IndexItem } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { testProject } from "../helpers/events.js";
 
@@ -70,13 +70,13 @@ describe("ConversationStore: pinned conversations", () => {
   });
 });
 
-function open(dir: string, maxCachedBytes?: number) {
+function open(dir: string, maxCachedBytes?: number, applier?: IndexApplier) {
   const log = new FileConversationLog(dir);
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const loads: string[] = [];
   const read = log.readWhole.bind(log);
   log.readWhole = (id) => (loads.push(id), read(id));
-  const store = new ConversationStore({ log, index, ...(maxCachedBytes !== undefined ? { maxCachedBytes } : {}) });
+  const store = new ConversationStore({ log, index, ...(maxCachedBytes !== undefined ? { maxCachedBytes } : {}), ...(applier ? { applier } : {}) });
   return { log, index, store, loads, close: async () => (await store.indexed(), await log.close(), index.close()) };
 }
 
@@ -170,10 +170,8 @@ describe("ConversationStore: what the index is fed", () => {
     const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
     dirs.push(dir);
     const p = testProject();
-    const log = new FileConversationLog(dir);
-    const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
     const applied: IndexItem[][] = [];
-    const store = new ConversationStore({ log, index, applier: { blocking: false, apply: async (items) => void applied.push([...items]) } });
+    const { store, close } = open(dir, undefined, { blocking: false, apply: async (items) => void applied.push([...items]) });
     await store.init();
     const root = p.root(p.owner, 'first "line"\nsecond ✓');
     const conv = await store.getOrCreate(root.id, p.info.coordinate);
@@ -193,7 +191,6 @@ describe("ConversationStore: what the index is fed", () => {
     // (As JSON has them: the test events' nostr-tools symbol is not data.)
     expect(text.split("\n").map((l) => JSON.parse(l) as unknown)).toEqual(JSON.parse(JSON.stringify(item.records)));
     expect(`${text}\n`).toBe(readFileSync(new LogLayout(dir).logPath(root.id, false), "utf8"));
-    await log.close();
-    index.close();
+    await close();
   });
 });
