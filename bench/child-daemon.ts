@@ -13,6 +13,8 @@ import { PORT_FILE, TOKEN_FILE } from "../daemon/front-desk/api/token.js";
 import { CACHE_DIR, ensureDataset, readDataset, type Shape } from "./workload.js";
 
 export const BIN = resolve(import.meta.dirname, "../../bin/tenexd.js");
+/** The same daemon with its signature checks answered "ok" unseen (bench/unverified-daemon.ts). */
+const UNVERIFIED_BIN = resolve(import.meta.dirname, "unverified-daemon.js");
 const RELAY_MAIN = resolve(import.meta.dirname, "../adapters/relay/relay-main.js");
 // Linux's USER_HZ: /proc reports CPU time in these ticks.
 const CLOCK_TICKS = 100;
@@ -125,10 +127,20 @@ export function setDaemonNodeArgs(args: string[]): void {
   daemonNodeArgs = args;
 }
 
-/** `tenexd start --json` on the project; resolves at its ready line. `alsoWatch`: pids whose CPU to sample too. */
-export async function startDaemon(projectDir: string, alsoWatch: number[] = [], timeoutMs = 600_000): Promise<DaemonChild> {
+export interface DaemonOptions {
+  /** Pids whose CPU to sample too (a relay child). */
+  alsoWatch?: number[];
+  timeoutMs?: number;
+  /** Signature checks switched off: the rate verification costs, by difference (issue 18). */
+  unverified?: boolean;
+}
+
+/** `tenexd start --json` on the project; resolves at its ready line. */
+export async function startDaemon(projectDir: string, opts: DaemonOptions = {}): Promise<DaemonChild> {
+  const { alsoWatch = [], timeoutMs = 600_000, unverified = false } = opts;
   const started = performance.now();
-  const child = spawn(process.execPath, [...daemonNodeArgs, BIN, "start", "--project", projectDir, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+  const bin = unverified ? UNVERIFIED_BIN : BIN;
+  const child = spawn(process.execPath, [...daemonNodeArgs, bin, "start", "--project", projectDir, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
   reapOnExit(child);
   const cpu: CpuSample[] = [];
   const sample = () => {

@@ -50,6 +50,10 @@ export const GOALS: Readonly<Record<string, Goal>> = {
   // The same goals for a daemon that has run the path already (its second 10,000, live-ingest.ts).
   ingest_live_warm_200x50_evps: { op: ">=", value: 10000 },
   ingest_main_cpu_warm_us_per_event: { op: "<=", value: 60 },
+  // Issue 18: with every signature verified, each path keeps ≥ 75% of its rate without (verify-share.ts).
+  ingest_live_verify_ratio: { op: ">=", value: 0.75 },
+  ingest_live_warm_verify_ratio: { op: ">=", value: 0.75 },
+  ingest_relay_verify_ratio: { op: ">=", value: 0.75 },
   // Issue 18: from a message to its agent's process, and from its answer to the relay.
   trigger_spawn_p50_ms: { op: "<=", value: 5 },
   trigger_spawn_p99_ms: { op: "<=", value: 25 },

@@ -7,16 +7,18 @@
 // whose rate and main-thread CPU are the measured ceilings beside tenexd's. Each run then takes a
 // second 10,000 events (new conversations) timed apart: the warm figures, what a daemon that has
 // been running does (the first phase also pays V8's compilation of the path on its helper threads).
+// A third run each time has the daemon's signature checks switched off (verify-share.ts).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingestCeiling, median, medianRun, round, type BenchContext } from "./bench-context.js";
 import { writeBenchProject } from "./bench-project.js";
-import { indexedMessages, pollFor, startDaemon } from "./child-daemon.js";
+import { indexedMessages, pollFor, startDaemon, type DaemonOptions } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
 import { floorRun } from "./ingest-floor.js";
 import { timedRun, type LiveRun, type PhaseRun } from "./ingest-phase.js";
+import { verifyShareFigures } from "./verify-share.js";
 import { startReplayRelay } from "./replay-relay.js";
 import type { NostrEvent } from "../src/types.js";
 import { benchKeys, inArrivalOrder, loadDataset, SHAPES } from "./workload.js";
@@ -35,10 +37,12 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   const events = await liveEvents(ctx);
   const runs: LiveRun[] = [];
   const floors: LiveRun[] = [];
+  const unverified: LiveRun[] = [];
   const warm = inArrivalOrder(await loadDataset(SHAPES.warm200x50, ctx.progress));
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) {
     runs.push(await liveRun(events, warm));
     floors.push(await floorRun(events, warm));
+    unverified.push(await liveRun(events, warm, { unverified: true }));
   }
   const { run: { rate, ms, cores }, spread } = medianRun(runs);
   const floor = medianRun(floors);
@@ -77,7 +81,10 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   }, {
     name: "ingest_main_cpu_warm_us_per_event", value: median(warmMains), unit: "µs", limit: median(sortedMainUs(floors.map((r) => r.warm!))),
     note: `as ingest_main_cpu_us_per_event, over the warm phase of ingest_live_warm_200x50_evps: ${warmMains.join(", ")} µs; limit: the floor's warm phase`,
-  }, {
+  },
+  ...verifyShareFigures("ingest_live", runs, unverified, "ingest_live_200x50_evps's runs"),
+  ...verifyShareFigures("ingest_live_warm", runs.map((r) => r.warm!), unverified.map((r) => r.warm!), "their warm phases (ingest_live_warm_200x50_evps)"),
+  {
     name: "ingest_live_floor_evps", value: floor.run.rate, unit: "ev/s",
     ...(ceiling ? { limit: ceiling.evps } : {}),
     note: `${floorText}; the same events from the same load generator, timed the same way; ${floor.spread ? `${floor.spread}; ` : ""}` +
@@ -92,12 +99,12 @@ const sortedMainUs = (runs: PhaseRun[]) => runs.map((r) => Math.round(r.mainUs))
  * With `warm`, those events are pushed next, down the same subscription once the first are
  * indexed, and timed apart (`warm`): the daemon has then run the path and V8 has compiled it.
  */
-export async function liveRun(events: readonly NostrEvent[], warm?: readonly NostrEvent[]): Promise<LiveRun> {
+export async function liveRun(events: readonly NostrEvent[], warm?: readonly NostrEvent[], opts: DaemonOptions = {}): Promise<LiveRun> {
   const replay = await startReplayRelay(events);
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-bench-"));
   try {
     const project = writeBenchProject(join(dir, "project"), benchKeys(), [replay.url]);
-    const daemon = await startDaemon(project.dir);
+    const daemon = await startDaemon(project.dir, opts);
     try {
       const started = await pollFor(() => replay.startedAt(), START_TIMEOUT_MS, "no live subscription");
       const indexPath = join(project.tenexDir, "index.sqlite");

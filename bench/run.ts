@@ -76,11 +76,11 @@ const TASKS: Task[] = [
   },
   { id: "index-feeder-gap", est: [3, 3], produces: ["index_feeder_gap_"], run: () => benchIndexFeederGap() },
   { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
-  { id: "live-ingest", est: [15, 35], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "live-ingest", est: [20, 55], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
   { id: "live-path", est: [60, 120], produces: ["live_path_"], run: (ctx) => benchLivePath(ctx) },
   { id: "trigger-latency", est: [45, 45], produces: ["trigger_spawn_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
   {
-    id: "relay-ingest", est: [25, 25], produces: ["ingest_relay_"],
+    id: "relay-ingest", est: [30, 50], produces: ["ingest_relay_"],
     run: async (ctx, s) => {
       s.scenario = await openRelayScenario(ctx);
       return benchRelayIngest(ctx, s.scenario);
