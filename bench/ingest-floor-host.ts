@@ -8,18 +8,21 @@
 // ordering within a conversation, no queues, no status. What tenexd does beyond this is what
 // the ratio of its figures to this floor's prices.
 //
-//   node dist/bench/ingest-floor-host.js RELAY_URL DIR   (DIR/index.sqlite: the count the benchmark polls)
+//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill]   (DIR/index.sqlite: the count the benchmark polls)
+// With --backfill the events come from a first back-fill paged as the daemon pages it (the floor
+// of ingest_relay_200x50_evps); the host prints `start` on stdout as it sends its first REQ.
 
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { previewOf } from "../adapters/sqlite-index/message-row.js";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
-import { subscribeLive } from "./floor-subscribe.js";
+import { backfill, subscribeLive } from "./floor-subscribe.js";
 import type { FloorRow } from "./ingest-floor-worker.js";
+import { benchKeys, benchProjectInfo } from "./workload.js";
 
-const [url, dir] = process.argv.slice(2) as (string | undefined)[];
-if (!url || !dir) throw new Error("usage: ingest-floor-host.js RELAY_URL DIR");
+const [url, dir, mode] = process.argv.slice(2) as (string | undefined)[];
+if (!url || !dir || (mode !== undefined && mode !== "--backfill")) throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill]");
 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
 const BATCH = 64;
@@ -76,14 +79,21 @@ function flushRows(): void {
 }
 
 const seen = new Set<string>();
-const ws = subscribeLive(url, (ev) => {
+const take = (ev: NostrEvent) => {
   if (seen.has(ev.id)) return;
   seen.add(ev.id);
   verify(ev);
-});
+};
+const ws = mode === "--backfill" ? undefined : subscribeLive(url, take);
+if (mode === "--backfill") {
+  process.stdout.write("start\n");
+  const info = benchProjectInfo(benchKeys());
+  // The daemon's audience (engine.ts): the same filters, so the relay does the same work.
+  void backfill(url, { coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist }, take);
+}
 
 process.on("SIGTERM", () => {
-  ws.close();
+  ws?.close();
   void journal.close().then(async () => {
     // The threads end themselves (a verifier terminated from outside inside bcrypto's native code aborts the process).
     const threads = [...verifiers, index];

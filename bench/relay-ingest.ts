@@ -4,8 +4,9 @@
 // no high-water mark: its first back-fill (quiet: no agent runs) takes all 10,000 in before the
 // daemon reports ready. The rate is the back-fill's, from the daemon's own "caught up" log line
 // (fetched, ms); the index is then counted to check that every event is in it.
-// Each run is followed by one with the daemon's signature checks switched off, on a project of
-// its own (verify-share.ts: what verification costs this path). The scenario (relay + the first
+// Each run is followed by the floor's back-fill from the same relay (ingest-floor.ts) and by one
+// with the daemon's signature checks switched off, on a project of its own (verify-share.ts:
+// what verification costs this path). The scenario (relay + the first
 // run's project) is kept for the catch-up figure, which continues from it.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +18,7 @@ import {
   cachedRelayDb, copyRelayDb, coresOver, indexedMessages, logLine, startDaemon, startRelay, type DaemonChild, type RelayChild,
 } from "./child-daemon.js";
 import type { Figure } from "./figure.js";
+import { floorBackfillRun, type FloorBackfill } from "./ingest-floor.js";
 import { goalText } from "./goals.js";
 import { verifyShareFigures } from "./verify-share.js";
 import { benchKeys, SHAPES } from "./workload.js";
@@ -137,6 +139,7 @@ export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenari
   const expected = SHAPES.c200x50.conversations * SHAPES.c200x50.perConversation;
   const runs: RatedBackfill[] = [];
   const unverified: RatedBackfill[] = [];
+  const floors: FloorBackfill[] = [];
   const rated = async (opts: BackfillOptions): Promise<RatedBackfill> => {
     const run = await runBackfill(scenario, expected, opts);
     await run.daemon.stop();
@@ -144,8 +147,10 @@ export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenari
   };
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) {
     runs.push(await rated(i === 0 ? {} : { project: scenario.freshProject(`verified-${i}`) }));
+    floors.push(await floorBackfillRun(scenario.relay, expected));
     unverified.push(await rated({ project: scenario.freshProject(`unverified-${i}`), unverified: true }));
   }
+  const floor = medianRun(floors);
   scenario.stored = runs[0]!.run.indexed;
   const { run: { run, rate }, spread } = medianRun(runs);
   const stored = Math.min(run.indexed, expected);
@@ -156,7 +161,16 @@ export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenari
     note: `tenexd as a child process, first back-fill from a relay child process (seeded directly), every signature verified; ` +
       `${spread ? `${spread}, each a project with nothing stored; the median run: ` : ""}` +
       `${stored} events stored and indexed in ${Math.round(run.ms)} ms (${backfillText(run, expected)}, of ${ctx.cores}); ` +
-      `${ceiling ? `${ceiling.text} (${round(rate / ceiling.evps, 2)}× of it)` : "limit not measured"}`,
+      `${ceiling ? `${ceiling.text} (${round(rate / ceiling.evps, 2)}× of it)` : "limit not measured"}; ` +
+      `the measured floor of this design from the same relay: ingest_relay_floor_evps ${floor.run.rate} ev/s (${round(rate / floor.run.rate, 2)}× of it)`,
+  }, {
+    name: "ingest_relay_floor_evps", value: floor.run.rate, unit: "ev/s",
+    ...(ceiling ? { limit: ceiling.evps } : {}),
+    note: `the floor of ingest_live_floor_evps (bench/ingest-floor-host.ts) taking the same 10,000 events in by a first back-fill ` +
+      `from the same relay, paged as the daemon pages it (its filters, page size and splitting; no bound on events in flight), ` +
+      `each run right after one of tenexd's, timed from its first REQ until its index held them all; ` +
+      `${floor.spread ? `${floor.spread}; ` : ""}the median run: ${Math.round(floor.run.ms)} ms, CPU: host ${round(floor.run.cores, 2)} cores, ` +
+      `relay ${round(floor.run.relayCores, 2)} cores, of ${ctx.cores}; ${ceiling?.text ?? "limit not measured"}`,
   }, ...verifyShareFigures("ingest_relay", runs, unverified, "ingest_relay_200x50_evps's runs")];
 }
 

@@ -7,7 +7,8 @@
 // crash then, or an incomplete back-fill, must not let the next one skip a range.
 
 import { backfillSince, settleBackfill } from "../../../src/backfill/completeness.js";
-import { authorsOf, projectFilters, stopFilter } from "../../../src/backfill/project-filters.js";
+import { authorsOf, projectFilters, stopFilter, type ProjectAudience } from "../../../src/backfill/project-filters.js";
+import type { WalkSpace } from "../../../src/backfill/second-walk.js";
 import { KIND } from "../../../src/kinds.js";
 import type { RelayFilter, RelayGateway, RelaySubscription } from "../../../src/ports.js";
 import type { NostrEvent } from "../../../src/types.js";
@@ -56,7 +57,7 @@ export class BackfillIncompleteError extends Error {
 // How long the first back-fill waits for the live subscription to be active (EOSE) before it
 // starts anyway (a relay that never answers must not hold the back-fill of the others).
 const LIVE_WAIT_MS = 5_000;
-const PAGE_SIZE = 1_000;
+export const PAGE_SIZE = 1_000;
 // Events of a back-fill being verified and stored at once, before the next page is asked for.
 // Eight pages: a page's events wait for their checks, their flush (~300 ms under a back-fill)
 // and their index batch (and waited at a gate, since removed: route.ts), so with 3,000 the next
@@ -233,8 +234,7 @@ export class RelaySync {
     const result = await catchUp({
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
       filters: this.filters(),
-      since, pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT,
-      space: { authors: authorsOf(this.audience), enumerable: ENUMERABLE },
+      since, pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT, space: backfillSpace(this.audience),
       // Quiet is for history: a message written since the start sets its agent to work even when
       // the back-fill's copy comes before the live one (as the live subscription's rule has it).
       ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet && this.isHistory(ev as NostrEvent, started), !again).then(
@@ -315,6 +315,11 @@ export class RelaySync {
 // Kind 1 replies name their root in a NIP-10 `e`: the roots the notes of that second point to.
 const ROOT_KINDS = [KIND.CONVERSATION_ROOT, KIND.TASK];
 const ENUMERABLE = [{ tag: "#E" as const, kinds: [KIND.REPLY], idsOf: ROOT_KINDS }, { tag: "#e" as const, kinds: [KIND.TEXT_NOTE] }];
+
+/** How a back-fill splits a second holding a page or more (catchup.ts): by author, then by the conversations it names. */
+export function backfillSpace(audience: ProjectAudience): WalkSpace {
+  return { authors: authorsOf(audience), enumerable: ENUMERABLE };
+}
 
 /** The relays' back-fills as one: counts added up, complete only if every one is. */
 function sumResults(results: CatchupResult[]): CatchupResult {
