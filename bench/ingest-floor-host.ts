@@ -10,7 +10,9 @@
 //
 //   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill]   (DIR/index.sqlite: the count the benchmark polls)
 // With --backfill the events come from a first back-fill paged as the daemon pages it (the floor
-// of ingest_relay_200x50_evps); the host prints `start` on stdout as it sends its first REQ.
+// of ingest_relay_200x50_evps); the host prints `start` on stdout as it begins (its connection
+// and first REQ follow, as the daemon's back-fill connects after its clock starts), and on
+// stderr why a back-fill ended incomplete.
 
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -89,7 +91,10 @@ if (mode === "--backfill") {
   process.stdout.write("start\n");
   const info = benchProjectInfo(benchKeys());
   // The daemon's audience (engine.ts): the same filters, so the relay does the same work.
-  void backfill(url, { coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist }, take);
+  void backfill(url, { coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist }, take).then(
+    (r) => r.complete || process.stderr.write(`floor back-fill incomplete: ${r.reason ?? "no reason"}\n`),
+    (err: unknown) => process.stderr.write(`floor back-fill failed: ${String(err)}\n`),
+  );
 }
 
 process.on("SIGTERM", () => {
