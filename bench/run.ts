@@ -2,7 +2,7 @@
 // of bench/goals.ts and the issues, prints each figure beside its goal, its machine limit and
 // TENEX's figure, and writes bench/results/latest.{json,md}. The machine limits run first so
 // that every later figure can be printed beside the limit measured in the same run.
-//   --quick     under two minutes: the 1,000,000-event figures are left out (and said so)
+//   --quick     about two minutes: the 1,000,000-event figures are left out (and said so)
 //   --only      just the benchmarks producing these figures (and what they need); latest.* untouched
 //   --cpu-prof  every daemon child process writes a CPU profile into DIR
 
@@ -48,7 +48,7 @@ interface State {
 
 interface Task {
   id: string;
-  /** Seconds, quick and full. */
+  /** Seconds, quick and full (as measured on the 2-core machine, 2026-11-27: for the progress lines only). */
   est: [number, number];
   /** Figure names (or prefixes ending in `_`) it produces, for --only. */
   produces: string[];
@@ -62,32 +62,32 @@ const value = (s: State, name: string) => s.figures.find((f) => f.name === name)
 
 const TASKS: Task[] = [
   {
-    id: "verify-limit", est: [10, 10], produces: ["verify_"],
+    id: "verify-limit", est: [8, 8], produces: ["verify_"],
     run: async (ctx) => withLimit(await benchVerifyLimit(), "verify_limit_evps", (v) => (ctx.limits.verifyEvps = v)),
   },
-  { id: "verify-differential", est: [0, 45], produces: ["verify_differential_"], quickSkip: "verify_differential_* (100,000 events through both verifiers): full run only", run: () => benchVerifyDifferential() },
+  { id: "verify-differential", est: [0, 20], produces: ["verify_differential_"], quickSkip: "verify_differential_* (100,000 events through both verifiers): full run only", run: () => benchVerifyDifferential() },
   {
-    id: "fsync-limit", est: [5, 5], produces: ["fsync_"],
+    id: "fsync-limit", est: [2, 2], produces: ["fsync_"],
     run: async (ctx) => withLimit(await benchFsyncLimit(), "fsync_append_limit_lps", (v) => (ctx.limits.fsyncLps = v)),
   },
   {
-    id: "sqlite-limit", est: [10, 10], produces: ["sqlite_insert_limit_rps"],
+    id: "sqlite-limit", est: [5, 5], produces: ["sqlite_insert_limit_rps"],
     run: async (ctx) => withLimit(await benchSqliteLimit(), "sqlite_insert_limit_rps", (v) => (ctx.limits.sqliteRps = v)),
   },
   { id: "index-feeder-gap", est: [3, 3], produces: ["index_feeder_gap_"], run: () => benchIndexFeederGap() },
-  { id: "ingest", est: [20, 45], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
-  { id: "live-ingest", est: [20, 55], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
-  { id: "live-path", est: [60, 120], produces: ["live_path_"], run: (ctx) => benchLivePath(ctx) },
+  { id: "ingest", est: [8, 15], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
+  { id: "live-ingest", est: [10, 30], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
+  { id: "live-path", est: [30, 60], produces: ["live_path_"], run: (ctx) => benchLivePath(ctx) },
   { id: "trigger-latency", est: [45, 45], produces: ["trigger_spawn_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
   {
-    id: "relay-ingest", est: [30, 50], produces: ["ingest_relay_"],
+    id: "relay-ingest", est: [8, 25], produces: ["ingest_relay_"],
     run: async (ctx, s) => {
       s.scenario = await openRelayScenario(ctx);
       return benchRelayIngest(ctx, s.scenario);
     },
   },
   {
-    id: "catchup", est: [50, 150], produces: ["catchup_"], needs: ["ingest", "relay-ingest"],
+    id: "catchup", est: [8, 35], produces: ["catchup_"], needs: ["ingest", "relay-ingest"],
     run: async (ctx, s) => {
       try {
         return await benchCatchup(ctx, s.scenario!, value(s, "ingest_200x50_evps"));
@@ -97,43 +97,43 @@ const TASKS: Task[] = [
       }
     },
   },
-  { id: "restart-10k", est: [30, 45], produces: ["restart_10k_", "status_10k_"], run: (ctx) => benchRestart(ctx, "10k") },
-  { id: "cli-wall", est: [15, 15], produces: ["cli_"], run: (ctx) => benchCliWall(ctx) },
-  { id: "agent-context", est: [8, 8], produces: ["agent_context_"], run: () => benchAgentContext() },
+  { id: "restart-10k", est: [10, 15], produces: ["restart_10k_", "status_10k_"], run: (ctx) => benchRestart(ctx, "10k") },
+  { id: "cli-wall", est: [8, 8], produces: ["cli_"], run: (ctx) => benchCliWall(ctx) },
+  { id: "agent-context", est: [3, 3], produces: ["agent_context_"], run: () => benchAgentContext() },
   {
-    id: "cache-rss", est: [0, 220], produces: ["cache_rss_", "cache_heap_"],
+    id: "cache-rss", est: [0, 150], produces: ["cache_rss_", "cache_heap_"],
     quickSkip: "cache_rss_*, cache_heap_* (1,000 events of 100 KB, four daemon starts): full run only",
     run: (ctx) => benchCacheRss(ctx),
   },
   {
-    id: "log-append", est: [10, 10], produces: ["log_append_"], quickSkip: "log_append_* (FileConversationLog alone): full run only",
+    id: "log-append", est: [0, 5], produces: ["log_append_"], quickSkip: "log_append_* (FileConversationLog alone): full run only",
     run: () => benchLogAppend(),
   },
   {
-    id: "ndk-delivery", est: [15, 15], produces: ["relay_delivery_"], quickSkip: "relay_delivery_* (NDK delivery): full run only",
+    id: "ndk-delivery", est: [0, 8], produces: ["relay_delivery_"], quickSkip: "relay_delivery_* (NDK delivery): full run only",
     run: () => benchNdkDelivery(),
   },
   {
-    id: "relay-placement", est: [0, 60], produces: ["relay_ready_", "relay_in_process_", "relay_hostile_"],
+    id: "relay-placement", est: [0, 90], produces: ["relay_ready_", "relay_in_process_", "relay_hostile_"],
     quickSkip: "relay_* placement (the embedded relay in its own process and inside the daemon, 100 hostile clients): full run only",
     run: (ctx) => benchRelayPlacement(ctx.progress),
   },
   {
-    id: "index-queries", est: [0, 240], produces: ["unread_", "inbox_", "stats_", "index_build_"],
+    id: "index-queries", est: [0, 70], produces: ["unread_", "inbox_", "stats_", "index_build_"],
     quickSkip: "unread_1m_ms, inbox_1m_ms, stats_1m_ms, index_build_1m_msgps (1,000,000 indexed messages): full run only",
     run: () => benchIndexQueries({ messages: 1_000_000 }),
   },
   {
-    id: "dashboard-10k", est: [40, 40], produces: ["dashboard_api_10k_", "dashboard_overview_paint_10k_", "dashboard_event_p50_10k_", "dashboard_event_p99_10k_"],
+    id: "dashboard-10k", est: [10, 10], produces: ["dashboard_api_10k_", "dashboard_overview_paint_10k_", "dashboard_event_p50_10k_", "dashboard_event_p99_10k_"],
     run: (ctx) => benchDashboard(ctx, "10k"),
   },
   {
-    id: "restart-1m", est: [0, 120], produces: ["restart_1m_", "status_1m_"],
+    id: "restart-1m", est: [0, 30], produces: ["restart_1m_", "status_1m_"],
     fullOnly: "restart_1m_*, status_1m_ms (1,000,000 stored events): full run only",
     run: (ctx) => benchRestart(ctx, "1m"),
   },
   {
-    id: "dashboard-1m", est: [0, 600], produces: ["dashboard_api_1m_", "dashboard_overview_paint_1m_", "dashboard_event_p50_1m_", "dashboard_event_p99_1m_"],
+    id: "dashboard-1m", est: [0, 150], produces: ["dashboard_api_1m_", "dashboard_overview_paint_1m_", "dashboard_event_p50_1m_", "dashboard_event_p99_1m_"],
     fullOnly: "dashboard_*_1m (the dashboard on 1,000,000 stored events, filled for the run): full run only",
     run: (ctx) => benchDashboard(ctx, "1m"),
   },
@@ -146,7 +146,7 @@ function withLimit(figures: Figure[], name: string, set: (v: number) => void): F
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only NAME,...] [--cpu-prof DIR]
-  --quick     under two minutes: the 1,000,000-event figures are left out (and said so)
+  --quick     about two minutes: the 1,000,000-event figures are left out (and said so)
   --only      just these benchmarks (and what they need): each NAME a task, or a figure one
               produces (a task's own prefixes too, such as ingest_live_); bench/results/latest.*
               are left as they were.
