@@ -6,8 +6,8 @@
 // (fetched, ms); the index is then counted to check that every event is in it.
 // Each run is followed by the floor's back-fill from the same relay (ingest-floor.ts) and by one
 // with the daemon's signature checks switched off, on a project of its own (verify-share.ts:
-// what verification costs this path). The scenario (relay + the first
-// run's project) is kept for the catch-up figure, which continues from it.
+// what verification costs this path). The scenario (relay + the first run's project) is kept
+// for the catch-up figure, which continues from it.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -132,8 +132,9 @@ export async function openRelayScenario(ctx: BenchContext): Promise<RelayScenari
 
 /**
  * The figures, leaving `scenario` with the 10,000 events stored and the daemon stopped. Each
- * verified run is followed by one with the signature checks switched off, on a project of its
- * own; the first verified run's project is the scenario's (the catch-up continues from it).
+ * verified run is followed by the floor's and by one with the signature checks switched off, on
+ * a project of its own; the first verified run's project is the scenario's (the catch-up
+ * continues from it).
  */
 export async function benchRelayIngest(ctx: BenchContext, scenario: RelayScenario): Promise<Figure[]> {
   const expected = SHAPES.c200x50.conversations * SHAPES.c200x50.perConversation;
