@@ -17,6 +17,7 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { previewOf } from "../adapters/sqlite-index/message-row.js";
+import { audienceOf } from "../src/backfill/project-filters.js";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
 import { backfill, subscribeLive } from "./floor-subscribe.js";
@@ -89,9 +90,8 @@ const take = (ev: NostrEvent) => {
 const ws = mode === "--backfill" ? undefined : subscribeLive(url, take);
 if (mode === "--backfill") {
   process.stdout.write("start\n");
-  const info = benchProjectInfo(benchKeys());
-  // The daemon's audience (engine.ts): the same filters, so the relay does the same work.
-  void backfill(url, { coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist }, take).then(
+  // The daemon's audience: the same filters, so the relay does the same work.
+  void backfill(url, audienceOf(benchProjectInfo(benchKeys())), take).then(
     (r) => r.complete || process.stderr.write(`floor back-fill incomplete: ${r.reason ?? "no reason"}\n`),
     (err: unknown) => process.stderr.write(`floor back-fill failed: ${String(err)}\n`),
   );

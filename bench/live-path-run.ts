@@ -26,7 +26,7 @@ import { ConversationQueues } from "../daemon/engine/ingest/conversation-queues.
 import { IngestCounters } from "../daemon/engine/ingest/counters.js";
 import { InboundRoute } from "../daemon/engine/ingest/route.js";
 import { ConversationStore } from "../daemon/engine/store/conversation-store.js";
-import { projectFilters } from "../src/backfill/project-filters.js";
+import { audienceOf, projectFilters } from "../src/backfill/project-filters.js";
 import { projectRecipients } from "../src/messaging/recipients.js";
 import type { ConversationLog } from "../src/ports.js";
 import { cpuSecondsOf } from "./child-daemon.js";
@@ -77,9 +77,7 @@ async function main(): Promise<void> {
     project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
     clock: { now: () => Date.now() }, runnable: new Map(), signers: new Map(),
   });
-  const filters = projectFilters({
-    coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist,
-  }) as Filter[];
+  const filters = projectFilters(audienceOf(info)) as Filter[];
   let settled = 0;
   let refused = 0;
   const backlog = new LiveBacklog((ev, url) => {

@@ -7,6 +7,7 @@
 
 import { KIND } from "../kinds.js";
 import type { RelayFilter } from "../ports.js";
+import type { ProjectInfo } from "../types.js";
 
 export const CONVERSATION_KINDS: readonly number[] = [KIND.CONVERSATION_ROOT, KIND.REPLY, KIND.TASK, KIND.TEXT_NOTE];
 
@@ -16,6 +17,11 @@ export interface ProjectAudience {
   agents: readonly string[];
   /** Owner and whitelisted users: replies in threads they rooted (uppercase P) may be ours. */
   users: readonly string[];
+}
+
+/** A project's audience as its info names it: its agents, and the owner and whitelisted users. */
+export function audienceOf(info: ProjectInfo): ProjectAudience {
+  return { coordinate: info.coordinate, agents: info.agents.map((a) => a.pubkey), users: info.whitelist };
 }
 
 /** Everyone who can author an event the daemon accepts, each once. */

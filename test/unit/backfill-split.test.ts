@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { backfillSince, settleBackfill } from "../../src/backfill/completeness.js";
 import { nextPage, pageRequest, type Cursor } from "../../src/backfill/page-step.js";
-import { authorsOf, projectFilters } from "../../src/backfill/project-filters.js";
+import { audienceOf, authorsOf, projectFilters } from "../../src/backfill/project-filters.js";
 import { splitSecond, type SplitSpace } from "../../src/backfill/second-split.js";
 import { SecondWalk, type WalkSpace } from "../../src/backfill/second-walk.js";
 import { matches } from "../../src/backfill/page-step.js";
@@ -31,6 +31,14 @@ describe("project filters", () => {
     // Both dialects: kind 1 is asked for with the project tag and, for replies without it, by `#p`.
     expect(filters.filter((f) => f.kinds!.includes(1)).map((f) => Object.keys(f).find((k) => k.startsWith("#")))).toEqual(["#a", "#p", "#p"]);
     for (const f of filters) expect(f.authors).toEqual([U1, U2, AG]);
+  });
+
+  it("take a project's audience from its info: the agents' keys, its whitelist as the users", () => {
+    const info = {
+      coordinate: COORD, ownerPubkey: U1, whitelist: [U1, U2],
+      agents: [{ slug: "a", name: "A", pubkey: AG, role: "a", isOrchestrator: true }],
+    };
+    expect(audienceOf(info)).toEqual({ coordinate: COORD, agents: [AG], users: [U1, U2] });
   });
 });
 
