@@ -32,3 +32,10 @@ export function indexItem(conv: Conversation, records: readonly LogRecord[], rec
 }
 
 const NONE: Record<string, never> = Object.freeze({});
+
+/** How many records the items carry. */
+export function recordCount(items: readonly IndexItem[]): number {
+  let records = 0;
+  for (const item of items) records += item.records.length;
+  return records;
+}

@@ -26,9 +26,10 @@ export interface ConversationLog {
   /**
    * As `append`, resolving also with the records' lines as the log wrote them (UTF-8 JSON, joined
    * by "\n", no last newline): what the index's thread is sent in place of the records (IndexItem.lines).
-   * A log that writes no lines leaves it out.
+   * A log that writes no lines leaves it out. `writing`, if given, is told when the lines are
+   * being written (a log that cannot tell may never call it).
    */
-  appendWithLines?(conversationId: string, records: readonly LogRecord[], urgent?: boolean): Promise<{ end: number; lines: Uint8Array }>;
+  appendWithLines?(conversationId: string, records: readonly LogRecord[], urgent?: boolean, writing?: WritingNotice): Promise<{ end: number; lines: Uint8Array }>;
   /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
    * line is repaired (cut off and kept aside), never returned; so is a damaged line anywhere
@@ -121,7 +122,26 @@ export interface IndexApplier {
   apply(items: readonly IndexItem[]): Promise<void> | void;
   /** True when `apply` runs on the calling thread: the feeder then spaces batches out. */
   readonly blocking: boolean;
+  /**
+   * Applies a batch in a transaction left open, for records not yet durable: `commit` makes it
+   * visible once they are, `rollback` drops it if they never become so. At most one is held at a
+   * time, and nothing else is sent meanwhile. Resolves once applied (rejects, the transaction
+   * rolled back, if it could not be). Undefined when declined (e.g. only the index's own thread
+   * holds one, and a small batch does not start it): the items then go by `apply`, once durable.
+   */
+  hold?(items: readonly IndexItem[]): Promise<void> | undefined;
+  /** Commits the batch held; rejects if it was lost (its thread died) or SQLite refused. */
+  commit?(): Promise<void>;
+  /** Rolls back the batch held, if one is. */
+  rollback?(): Promise<void>;
 }
+
+/**
+ * Told, once the log knows where an append's lines will end, that they are being written: the
+ * index may apply them then, in a transaction committed only once they are durable
+ * (daemon/engine/store/index-feeder.ts). `lines` as in `appendWithLines`.
+ */
+export type WritingNotice = (end: number, lines: Uint8Array) => void;
 
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {

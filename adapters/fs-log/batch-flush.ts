@@ -8,6 +8,7 @@ import { InvalidRecordError, LogError, LogWriteError } from "./errors.js";
 import type { FileOps } from "./file-ops.js";
 import type { FileTable, OpenLog } from "./file-table.js";
 import type { WriterStats } from "../../src/daemon-status.js";
+import type { WritingNotice } from "../../src/ports.js";
 
 export interface Pending {
   /**
@@ -23,6 +24,8 @@ export interface Pending {
   end: number;
   resolve: (end: number) => void;
   reject: (e: Error) => void;
+  /** Told, once `end` is known, that these lines are being written (WritingNotice). */
+  writing?: WritingNotice;
 }
 
 /** The appends of a flush, by file, each file's in order. */
@@ -38,6 +41,8 @@ interface Target {
   /** The file's size and last position before this flush: what a failure reverts to. */
   start: number;
   startN: number;
+  /** Its accepted appends' lines, one buffer (encodeBatch). */
+  buf: Buffer;
   error?: Error;
 }
 
@@ -83,9 +88,13 @@ export class BatchFlusher {
         for (const p of pending) p.reject(asLogError(id, e));
         return undefined;
       }
-      return { file, ops, accepted: this.admit(file, pending), start: file.size, startN: file.lastN };
+      const accepted = this.admit(file, pending);
+      return { file, ops, accepted, start: file.size, startN: file.lastN, buf: encodeBatch(accepted, file.size) };
     }));
     const targets = opened.filter((t): t is Target => t !== undefined);
+    // Where each append's lines end is known now: whoever derives from them may start (the index
+    // applies them while they are written and synced, and commits once they are durable).
+    for (const t of targets) for (const p of t.accepted) p.writing?.(p.end, p.bytes);
     // New files' directory entries are synced alongside their data, not after it: both are owed
     // before anything resolves, in either order, and one after the other they cost a trigger
     // that opens a conversation two syncs instead of one. The appends resolve together at the
@@ -137,9 +146,7 @@ export class BatchFlusher {
 
   private async writeAndSync(t: Target): Promise<void> {
     if (t.accepted.length === 0) return;
-    const { file } = t;
-    const { start } = t;
-    const buf = encodeBatch(t.accepted, start);
+    const { file, start, buf } = t;
     try {
       if (t.ops.writeAndSync) await t.ops.writeAndSync(file.fd, buf, start);
       else await writeThenSync(t.ops, file.fd, buf, start);

@@ -9,6 +9,7 @@
 // One writer at a time: a batch goes inline only while no thread runs, and a thread is retired
 // only with nothing in flight, so batches are committed in the order they were handed over.
 
+import { recordCount } from "../../src/index-item.js";
 import type { IndexApplier, IndexItem } from "../../src/ports.js";
 import { WorkerIndexWriter } from "./worker-index-writer.js";
 
@@ -72,6 +73,28 @@ export class OnDemandIndexWriter implements IndexApplier {
   }
 
   /**
+   * Holds a batch on the index's thread (IndexApplier.hold); declined (undefined) when the
+   * thread is closed, or does not run and the batch is too small to start it.
+   */
+  hold(items: readonly IndexItem[]): Promise<void> | undefined {
+    if (this.thread.closed) return undefined;
+    if (!this.thread.running) {
+      if (recordCount(items) < this.startAt) return undefined;
+      this.threadsStarted++;
+      this.windowMs = 0;
+    }
+    return this.track(this.thread.hold(items));
+  }
+
+  commit(): Promise<void> {
+    return this.track(this.thread.commit());
+  }
+
+  rollback(): Promise<void> {
+    return this.track(this.thread.rollback());
+  }
+
+  /**
    * Raises relays' high-water marks after the batches handed over before. Written here when no
    * thread runs, and after close (the last marks, at stop).
    */
@@ -93,9 +116,7 @@ export class OnDemandIndexWriter implements IndexApplier {
   }
 
   private wantsThread(items: readonly IndexItem[]): boolean {
-    let records = 0;
-    for (const item of items) records += item.records.length;
-    if (records >= this.startAt) return true;
+    if (recordCount(items) >= this.startAt) return true;
     const now = performance.now();
     if (now - this.windowStart >= 1_000) {
       this.windowStart = now;

@@ -42,6 +42,11 @@ export class WorkerIndexWriter implements IndexApplier {
   private retiring: Promise<void> | undefined;
   /** Threads that died (tests). */
   crashes = 0;
+  /**
+   * A batch held (sent by hold, its commit or rollback not yet sent: the thread must not retire),
+   * or lost with a thread that died holding it.
+   */
+  private held: "no" | "yes" | "lost" = "no";
   private readonly script: URL;
 
   /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
@@ -50,9 +55,35 @@ export class WorkerIndexWriter implements IndexApplier {
   }
 
   apply(items: readonly IndexItem[]): Promise<void> {
+    return this.sendBatch(items, false);
+  }
+
+  /** As apply, the transaction left open until commit or rollback (IndexApplier.hold). */
+  hold(items: readonly IndexItem[]): Promise<void> {
+    this.held = "yes";
+    return this.sendBatch(items, true);
+  }
+
+  commit(): Promise<void> {
+    return this.end("commit");
+  }
+
+  rollback(): Promise<void> {
+    return this.end("rollback");
+  }
+
+  private end(how: "commit" | "rollback"): Promise<void> {
+    const lost = this.held === "lost";
+    this.held = "no";
+    if (!lost) return this.send((seq) => ({ seq, end: how }));
+    // Not sent: a new thread would be started only to say it holds nothing.
+    return how === "commit" ? Promise.reject(new IndexWriterError("the held batch was lost with its thread")) : Promise.resolve();
+  }
+
+  private sendBatch(items: readonly IndexItem[], hold: boolean): Promise<void> {
     const batch = packBatch(items);
     // The lines' buffer is packBatch's own: handed over, not copied.
-    return this.send((seq) => ({ seq, ...batch }), batch.lines ? [batch.lines.buffer as ArrayBuffer] : []);
+    return this.send((seq) => ({ seq, hold, ...batch }), batch.lines ? [batch.lines.buffer as ArrayBuffer] : []);
   }
 
   /**
@@ -74,12 +105,12 @@ export class WorkerIndexWriter implements IndexApplier {
   }
 
   /**
-   * Stops the thread when it has nothing in flight (the next batch starts a new one), giving
-   * back its memory; false when it had work in flight or was not running.
+   * Stops the thread when it has nothing in flight or held (the next batch starts a new one),
+   * giving back its memory; false when it had, or was not running.
    */
   retire(): boolean {
     const worker = this.worker;
-    if (!worker || this.waiting.size > 0) return false;
+    if (!worker || this.waiting.size > 0 || this.held === "yes") return false;
     this.worker = undefined;
     this.retiring = exitOf(worker).then(() => (this.retiring = undefined));
     worker.postMessage({ close: true } satisfies WriterRequest);
@@ -139,6 +170,8 @@ export class WorkerIndexWriter implements IndexApplier {
   private died(worker: Worker, cause: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    // What it held went with it (SQLite drops an uncommitted transaction): its commit must fail.
+    if (this.held === "yes") this.held = "lost";
     if (!this.closing) this.crashes++;
     const failed = [...this.waiting.values()];
     this.waiting.clear();

@@ -3,8 +3,9 @@
 import type { WireBatch } from "./index-wire.js";
 
 export type WriterRequest =
-  | ({ close?: false; seq: number } & WireBatch)
+  | ({ close?: false; seq: number; hold?: boolean } & WireBatch)
   | { close?: false; seq: number; marks: readonly (readonly [relay: string, createdAt: number])[] }
+  | { close?: false; seq: number; end: "commit" | "rollback" }
   | { close: true };
 
 export interface WriterResponse {

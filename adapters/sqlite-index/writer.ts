@@ -1,10 +1,12 @@
-// The index's only writer: applyBatch (the records of many conversations, one transaction), drop
-// (one conversation, aggregates subtracted) and resetAll (everything, before a full rebuild).
+// The index's only writer: applyBatch (the records of many conversations, one transaction), held
+// (the same, committed later: held-batch.ts), drop (one conversation, aggregates subtracted) and
+// resetAll (everything, before a full rebuild).
 
 import type Database from "better-sqlite3";
 import type { LogRecord } from "../../src/records.js";
 import type { IndexItem, LogEnd } from "../../src/ports.js";
 import { AggregateDeltas } from "./aggregate-deltas.js";
+import { HeldBatch } from "./held-batch.js";
 import { LogEnds } from "./log-ends.js";
 import { replayResponseTimes, type ReplayRow } from "./response-replay.js";
 import { MessageWriter } from "./message-writer.js";
@@ -102,6 +104,8 @@ export class IndexWriter {
   private readonly deleteConversationRows;
   private readonly deleteAllRows;
   readonly applyBatch: (items: readonly IndexItem[]) => void;
+  /** A batch applied in a transaction left open until its records are durable (held-batch.ts). */
+  readonly held: HeldBatch;
   readonly drop: (conversationId: string) => void;
   readonly resetAll: () => void;
   readonly setLogEnds: (ends: ReadonlyMap<string, LogEnd>) => void;
@@ -124,11 +128,8 @@ export class IndexWriter {
     this.deleteAllRows = DELETE_ALL_ROWS.map((sql) => db.prepare(sql));
     // One commit for many conversations: a commit costs far more than the rows it writes. The
     // counting tables are written once for the whole batch, summed over its conversations.
-    this.applyBatch = db.transaction((items: readonly IndexItem[]) => {
-      this.deltas.clear();
-      for (const item of items) this.applyAll(item);
-      this.deltas.flush();
-    });
+    this.applyBatch = db.transaction((items: readonly IndexItem[]) => this.applyItems(items));
+    this.held = new HeldBatch(db, (items) => this.applyItems(items));
     this.drop = db.transaction((id: string) => this.dropOne(id));
     this.setLogEnds = db.transaction((ends: ReadonlyMap<string, LogEnd>) => {
       for (const [id, end] of ends) this.logEnds.set(id, end);
@@ -137,6 +138,13 @@ export class IndexWriter {
       this.words.reset();
       for (const s of this.deleteAllRows) s.run();
     });
+  }
+
+  // Inside a transaction.
+  private applyItems(items: readonly IndexItem[]): void {
+    this.deltas.clear();
+    for (const item of items) this.applyAll(item);
+    this.deltas.flush();
   }
 
   // Inside a transaction whose deltas are cleared before and flushed after.

@@ -141,6 +141,31 @@ describe("WorkerIndexWriter", () => {
     expect(dumpIndex(index.path).messages).toHaveLength(6);
   });
 
+  it("a held batch is seen by no other connection until its commit, is gone after a rollback, and is lost (its commit refused) with a thread that dies", async () => {
+    const s = scenario();
+    const index = newTestIndex();
+    const writer = writerFor(index.path);
+    const [first, second, third] = batches(s.logs);
+    await writer.hold(first!);
+    expect(dumpIndex(index.path).messages).toHaveLength(0);
+    // Held, it keeps the thread: an idle retire must not take the open transaction with it.
+    expect(writer.retire()).toBe(false);
+    await writer.commit();
+    const committed = dumpIndex(index.path).messages!.length;
+    expect(committed).toBeGreaterThan(0);
+    await writer.hold(second!);
+    await writer.rollback();
+    expect(dumpIndex(index.path).messages).toHaveLength(committed);
+    await writer.hold(third!);
+    const thread = (writer as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    await thread.terminate();
+    await expect(writer.commit()).rejects.toThrow(/lost with its thread/);
+    expect(dumpIndex(index.path).messages).toHaveLength(committed);
+    // The next batch goes on a new thread, as after any crash.
+    await writer.apply(second!);
+    expect(dumpIndex(index.path).messages!.length).toBeGreaterThan(committed);
+  });
+
   it("raises relays' high-water marks on its thread, forward only, read back here", async () => {
     const index = newTestIndex();
     const writer = writerFor(index.path);

@@ -1,7 +1,8 @@
 // The daemon's access to conversations: lazy loading from the log (the truth), a bounded cache
 // of live aggregates, and the commit path. A commit folds records into the aggregate at once
 // (so the next event of the same conversation sees them) and resolves its `durable` promise
-// only when the log has fsync'd them; the index is fed after that, never before.
+// only when the log has fsync'd them; the index commits them after that, never before (it may
+// apply them while they are written: index-feeder.ts).
 
 import type { Conversation } from "../../../src/conversation-state.js";
 import { applyRecords, emptyConversation, replay } from "../../../src/conversation-reducer.js";
@@ -193,8 +194,11 @@ export class ConversationStore {
     this.noteTurns(conv);
     const { log } = this.opts;
     const urgent = isUrgent(stamped);
-    // With the lines the log wrote, the index's thread is sent bytes rather than the records.
-    const appended = log.appendWithLines ? log.appendWithLines(conv.id, stamped, urgent) : log.append(conv.id, stamped, urgent);
+    // With the lines the log wrote, the index's thread is sent bytes rather than the records; told
+    // when a flush writes them, it applies them meanwhile and commits once they are durable
+    // (index-feeder.ts). Not an urgent append's: it goes by a flush of its own, beside the others.
+    const writing = urgent ? undefined : (end: number, lines: Uint8Array) => this.feeder.writing(item, end, lines);
+    const appended = log.appendWithLines ? log.appendWithLines(conv.id, stamped, urgent, writing) : log.append(conv.id, stamped, urgent);
     const durable = appended.then(
       (done) => {
         if (typeof done === "number") this.feeder.add(item, done);
@@ -202,6 +206,7 @@ export class ConversationStore {
         this.opts.onDurable?.(conv, stamped);
       },
       (err: unknown) => {
+        this.feeder.lost(item);
         // The aggregate is now ahead of the truth: drop it so the next access reloads the log,
         // and forget the ids so the events are taken again when they come again.
         this.cache.delete(conv.id);
