@@ -8,29 +8,20 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileConversationLog, nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
 import { isUrgent } from "../../src/log-urgency.js";
+import { syncHookOps } from "../helpers/sync-hook-ops.js";
 import { convId, rec, tempDir } from "./fixtures/fs-log-fixtures.js";
 
 /** Real file calls; the fdatasync of the file whose name contains `held` waits for `release`. */
 function holdingOps() {
-  const paths = new Map<number, string>();
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   const state = { held: "", holding: false, release };
-  const ops: FileOps = {
-    ...nodeFileOps,
-    open: async (path, create) => {
-      const fd = await nodeFileOps.open(path, create);
-      paths.set(fd, path);
-      return fd;
-    },
-    fdatasync: async (fd) => {
-      if (state.held && paths.get(fd)?.includes(state.held)) {
-        state.holding = true;
-        await released;
-      }
-      return nodeFileOps.fdatasync(fd);
-    },
-  };
+  const ops = syncHookOps(async (path) => {
+    if (state.held && path?.includes(state.held)) {
+      state.holding = true;
+      await released;
+    }
+  });
   return { ops, state };
 }
 
@@ -39,23 +30,13 @@ function heldSyncs(...names: string[]) {
   const releases = new Map<string, () => void>();
   const gates = new Map(names.map((n) => [n, new Promise<void>((r) => releases.set(n, r))] as const));
   const holding = new Set<string>();
-  const paths = new Map<number, string>();
-  const ops: FileOps = {
-    ...nodeFileOps,
-    open: async (path, create) => {
-      const fd = await nodeFileOps.open(path, create);
-      paths.set(fd, path);
-      return fd;
-    },
-    fdatasync: async (fd) => {
-      for (const [name, gate] of gates) {
-        if (!paths.get(fd)?.includes(name)) continue;
-        holding.add(name);
-        await gate;
-      }
-      return nodeFileOps.fdatasync(fd);
-    },
-  };
+  const ops = syncHookOps(async (path) => {
+    for (const [name, gate] of gates) {
+      if (!path?.includes(name)) continue;
+      holding.add(name);
+      await gate;
+    }
+  });
   return { ops, holding, release: (name: string) => releases.get(name)!() };
 }
 

@@ -10,13 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { FileConversationLog, nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
+import { FileConversationLog, type FileOps } from "../../adapters/fs-log/index.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import type { IndexItem } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
 import { powerCutOps } from "../helpers/power-cut-ops.js";
+import { syncHookOps } from "../helpers/sync-hook-ops.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -129,24 +130,14 @@ describe("held index batches", () => {
   });
 
   it("a flush that fails for one file: that conversation's records never reach the index, the others' all do", async () => {
-    const pathOf = new Map<number, string>();
     let failFor: string | undefined;
-    const ops: FileOps = {
-      ...nodeFileOps,
-      open: async (path, create) => {
-        const fd = await nodeFileOps.open(path, create);
-        pathOf.set(fd, path);
-        return fd;
-      },
-      fdatasync: async (fd) => {
-        await sleep(5);
-        if (failFor && pathOf.get(fd)?.includes(failFor)) {
-          failFor = undefined; // once: the cut-back's own sync goes through
-          throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
-        }
-        return nodeFileOps.fdatasync(fd);
-      },
-    };
+    const ops = syncHookOps(async (path) => {
+      await sleep(5);
+      if (failFor && path?.includes(failFor)) {
+        failFor = undefined; // once: the cut-back's own sync goes through
+        throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+      }
+    });
     const s = await setup(ops);
     const p = testProject();
     const roots = Array.from({ length: 12 }, (_, i) => p.root(p.owner, `topic ${i}`));

@@ -40,18 +40,26 @@ function scriptedApplier(opts: { declines?: boolean; holdFails?: boolean } = {})
   return { applier, calls };
 }
 
+/**
+ * An earlier flush made a:1 durable, its batch not sent yet, when the next flush starts writing
+ * a:2 and b:1 (their batch is held once this returns).
+ */
+async function secondFlushWriting(feeder: IndexFeeder) {
+  const [a, b] = [conv("a"), conv("b")];
+  feeder.add(item(a, 1), 10, lines);
+  const a2 = item(a, 2), b1 = item(b, 1);
+  feeder.writing(a2, 20, lines);
+  feeder.writing(b1, 5, lines);
+  await turn();
+  return { a, a2, b1 };
+}
+
 describe("IndexFeeder: held batches", () => {
   it("holds what a flush writes, after the durable items pending, and commits only once the last of it is durable", async () => {
     const { applier, calls } = scriptedApplier();
     const applied: number[] = [];
     const feeder = new IndexFeeder(applier, (err) => { throw err; }, (items) => applied.push(items.length));
-    const [a, b] = [conv("a"), conv("b")];
-    // An earlier flush made a:1 durable; its batch is not sent yet when the next flush starts writing.
-    feeder.add(item(a, 1), 10, lines);
-    const a2 = item(a, 2), b1 = item(b, 1);
-    feeder.writing(a2, 20, lines);
-    feeder.writing(b1, 5, lines);
-    await turn();
+    const { a2, b1 } = await secondFlushWriting(feeder);
     expect(calls).toEqual(["hold a:1,2 b:1"]);
     let idle = false;
     void feeder.idle().then(() => (idle = true));
@@ -71,12 +79,7 @@ describe("IndexFeeder: held batches", () => {
     const { applier, calls } = scriptedApplier();
     const errors: string[] = [];
     const feeder = new IndexFeeder(applier, (_err, ids) => errors.push(...ids));
-    const [a, b] = [conv("a"), conv("b")];
-    feeder.add(item(a, 1), 10, lines);
-    const a2 = item(a, 2), b1 = item(b, 1);
-    feeder.writing(a2, 20, lines);
-    feeder.writing(b1, 5, lines);
-    await turn();
+    const { a, a2, b1 } = await secondFlushWriting(feeder);
     feeder.add(a2, 20, lines);
     // Durable while the batch is held (an urgent append of a, after its part of the flush): waits.
     feeder.add(item(a, 3), 30, lines);
