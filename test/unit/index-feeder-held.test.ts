@@ -22,13 +22,20 @@ const turn = async () => {
   for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
 };
 
-/** Every call as a line ("hold a:1,2 b:1", "commit", "rollback", "apply a:3"); `declines`: hold says no. */
-function scriptedApplier(opts: { declines?: boolean; holdFails?: boolean } = {}) {
+/**
+ * Every call as a line ("hold a:1,2 b:1", "commit", "rollback", "apply a:3"); `declines`: hold
+ * says no; `slowApply`: an apply is answered when the test calls `answer`.
+ */
+function scriptedApplier(opts: { declines?: boolean; holdFails?: boolean; slowApply?: boolean } = {}) {
   const calls: string[] = [];
+  const answers: (() => void)[] = [];
   const show = (items: readonly IndexItem[]) => items.map((i) => `${i.conversationId.replace(/^0+/, "")}:${i.records.map((r) => r.n).join(",")}`).join(" ");
   const applier: IndexApplier = {
     blocking: false,
-    apply: (items) => void calls.push(`apply ${show(items)}`),
+    apply: (items) => {
+      calls.push(`apply ${show(items)}`);
+      return opts.slowApply ? new Promise<void>((done) => answers.push(done)) : undefined;
+    },
     hold: (items) => {
       if (opts.declines) return undefined;
       calls.push(`hold ${show(items)}`);
@@ -37,7 +44,7 @@ function scriptedApplier(opts: { declines?: boolean; holdFails?: boolean } = {})
     commit: async () => void calls.push("commit"),
     rollback: async () => void calls.push("rollback"),
   };
-  return { applier, calls };
+  return { applier, calls, answer: () => answers.shift()!() };
 }
 
 /**
@@ -55,23 +62,24 @@ async function secondFlushWriting(feeder: IndexFeeder) {
 }
 
 describe("IndexFeeder: held batches", () => {
-  it("holds what a flush writes, after the durable items pending, and commits only once the last of it is durable", async () => {
+  it("holds what a flush writes (the durable items pending sent first, on their own) and commits only once the last of it is durable", async () => {
     const { applier, calls } = scriptedApplier();
     const applied: number[] = [];
     const feeder = new IndexFeeder(applier, (err) => { throw err; }, (items) => applied.push(items.length));
     const { a2, b1 } = await secondFlushWriting(feeder);
-    expect(calls).toEqual(["hold a:1,2 b:1"]);
+    // a:1 is durable: it waits for no flush, and goes before a:2 in the thread's order.
+    expect(calls).toEqual(["apply a:1", "hold a:2 b:1"]);
     let idle = false;
     void feeder.idle().then(() => (idle = true));
     feeder.add(a2, 20, lines);
     await turn();
-    expect(calls).toEqual(["hold a:1,2 b:1"]); // b:1 is not durable yet
+    expect(calls).toEqual(["apply a:1", "hold a:2 b:1"]); // b:1 is not durable yet
     expect(idle).toBe(false);
     feeder.add(b1, 5, lines);
     await turn();
-    expect(calls).toEqual(["hold a:1,2 b:1", "commit"]);
+    expect(calls).toEqual(["apply a:1", "hold a:2 b:1", "commit"]);
     expect(idle).toBe(true);
-    expect(applied).toEqual([2]);
+    expect(applied).toEqual([1, 2]);
     expect(a2.logBytes).toBe(20);
   });
 
@@ -84,11 +92,31 @@ describe("IndexFeeder: held batches", () => {
     // Durable while the batch is held (an urgent append of a, after its part of the flush): waits.
     feeder.add(item(a, 3), 30, lines);
     await turn();
-    expect(calls).toEqual(["hold a:1,2 b:1"]);
+    expect(calls).toEqual(["apply a:1", "hold a:2 b:1"]);
     feeder.lost(b1); // b's file failed to sync: b:1 will never be durable
     await turn();
-    expect(calls).toEqual(["hold a:1,2 b:1", "rollback", "apply a:1,2,3"]);
+    expect(calls).toEqual(["apply a:1", "hold a:2 b:1", "rollback", "apply a:2,3"]);
     expect(errors).toEqual([]);
+    await feeder.idle();
+  });
+
+  it("with a batch in flight, the durable items pending go in the held batch, ahead of the flush's, and go again if it is rolled back", async () => {
+    const { applier, calls, answer } = scriptedApplier({ slowApply: true });
+    const feeder = new IndexFeeder(applier, (err) => { throw err; });
+    const a = conv("a");
+    feeder.add(item(a, 1), 10, lines);
+    await turn();
+    expect(calls).toEqual(["apply a:1"]); // in flight
+    feeder.add(item(a, 2), 20, lines);
+    const a3 = item(a, 3);
+    feeder.writing(a3, 30, lines);
+    await turn();
+    expect(calls).toEqual(["apply a:1", "hold a:2,3"]);
+    answer();
+    feeder.lost(a3);
+    await turn();
+    expect(calls).toEqual(["apply a:1", "hold a:2,3", "rollback", "apply a:2"]);
+    answer();
     await feeder.idle();
   });
 

@@ -142,6 +142,10 @@ export class IndexFeeder {
   flush(): void {
     this.scheduled = false;
     if (this.applying || this.held) return;
+    this.send();
+  }
+
+  private send(): void {
     const items = batchOf(this.pending.values());
     this.pending = new Map();
     if (items.length === 0) return;
@@ -180,10 +184,13 @@ export class IndexFeeder {
     else this.pending.set(item.conversationId, [item]);
   }
 
-  // The durable items pending go first, then the flush's: a conversation's earlier records are
-  // in the former. Declined (the applier would not hold it), the flush's items come by `add`.
+  // The durable items pending go first, as a batch of their own unless one is being applied: they
+  // need not wait for this flush (only with one in flight do they go in the held batch, ahead of
+  // the flush's items). Either way a conversation's earlier records come first. Declined (the
+  // applier would not hold it), the flush's items come by `add`.
   private sendHeld(): void {
     const held = this.held as Held;
+    if (!this.applying) this.send();
     // The pending lists stay as they are (they go back to `pending` if this is declined or rolled back).
     const lists = new Map<string, IndexItem[]>();
     for (const [id, list] of this.pending) lists.set(id, list.slice());
