@@ -103,6 +103,12 @@ export interface IndexItem {
   /** The log's size in bytes after the last of these records, when known (see `indexedLogs`). */
   logBytes?: number;
   /**
+   * The conversation's rows are dropped before these records are applied: they are its whole log
+   * (indexed again after damaged lines were set aside). Sent through the writer like any batch, so
+   * the index keeps one writer while its thread runs.
+   */
+  replace?: boolean;
+  /**
    * `records` as the log wrote them, when it says (ConversationLog.appendWithLines): one chunk per
    * append, in order, each its lines joined by "\n". The index's thread is sent these bytes and
    * parses them, as a rebuild from the log would, rather than a structured clone of the records.

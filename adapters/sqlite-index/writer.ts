@@ -143,7 +143,15 @@ export class IndexWriter {
   // Inside a transaction.
   private applyItems(items: readonly IndexItem[]): void {
     this.deltas.clear();
-    for (const item of items) this.applyAll(item);
+    for (const item of items) {
+      if (item.replace) {
+        // dropOne sums its own deltas: the batch's so far are written first.
+        this.deltas.flush();
+        this.dropOne(item.conversationId);
+        this.deltas.clear();
+      }
+      this.applyAll(item);
+    }
     this.deltas.flush();
   }
 

@@ -1,6 +1,8 @@
 // The index as a derived store: idempotent apply, rebuild = incremental, drop, reset.
 
 import { afterEach, describe, expect, it } from "vitest";
+import { indexItem } from "../../src/index-item.js";
+import { pTagRecipients } from "../../src/messaging/recipients.js";
 import { applyIncrementally, closeTestIndexes, dumpIndex, newTestIndex, scenario, tempIndexPath } from "./sqlite-index-helpers.js";
 
 const newIndex = (path = tempIndexPath()) => newTestIndex({ path });
@@ -66,6 +68,25 @@ describe("SqliteIndex apply", () => {
 
     index.apply(a!.conv, a!.records);
     expect(dumpIndex(index.path)).toEqual(before);
+  });
+
+  it("an item that replaces its conversation (whole log, after damaged lines) leaves what drop and a fresh apply leave, amid other items of its batch", () => {
+    const s = scenario();
+    const [a, b] = s.logs;
+    const expected = newIndex();
+    applyIncrementally(expected, s.logs);
+    expected.drop(a!.id);
+    expected.apply(a!.conv, a!.records);
+    const index = newIndex();
+    const bFirst = b!.records.length - 3; // its reply, then its status and archive records
+    index.apply(a!.conv, a!.records);
+    index.apply(b!.convAt(bFirst), b!.records.slice(0, bFirst));
+    // B's last three records (new: its reply counts in the aggregates) before A's replacement in one batch,
+    // the last of them again after it (a no-op).
+    const item = (log: typeof a, records = log!.records) => indexItem(log!.conv, records, pTagRecipients);
+    index.applyBatch([item(b, b!.records.slice(bFirst)), { ...item(a), replace: true }, item(b, b!.records.slice(-1))]);
+    expect(dumpIndex(index.path)).toEqual(dumpIndex(expected.path));
+    expect(index.stats({ now: 0 }).messages.total).toBe(6);
   });
 
   it("resetAll empties every table", () => {

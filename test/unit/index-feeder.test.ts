@@ -62,6 +62,17 @@ describe("IndexFeeder", () => {
     expect(byId.get(b.id)!.records.map((r) => r.n)).toEqual([1, 2]);
   });
 
+  it("an item that replaces its conversation (its whole log) takes the place of that conversation's items before it", async () => {
+    const applied: IndexItem[] = [];
+    const feeder = new IndexFeeder({ blocking: true, apply: (items) => void applied.push(...items) }, (err) => { throw err; });
+    const a = conv("a");
+    feeder.add(item(a, [rec(1)]), 10);
+    feeder.add({ ...item(a, [rec(1), rec(2), rec(3)]), replace: true }, 30);
+    feeder.add(item(a, [rec(4)]), 40);
+    await feeder.idle();
+    expect(applied.map((i) => [i.records.map((r) => r.n), i.replace, i.logBytes])).toEqual([[[1, 2, 3, 4], true, 40]]);
+  });
+
   it("after a slow apply, what arrives one event at a time is gathered into one batch (batches grow with the load)", async () => {
     const { index, batches } = recordingIndex(100);
     const feeder = new IndexFeeder(inlineApplier(index), (err) => { throw err; });

@@ -253,22 +253,17 @@ export class ConversationStore {
     if (records.length === 0) return undefined;
     const conv = replay(id, records);
     // Lines were set aside: the index still holds what they said. It is derived, so it is
-    // derived again, whole, from what the log holds now (after what it was being fed is in).
-    if (setAside > 0) await this.reindex(conv, records, end.bytes);
+    // derived again, whole, from what the log holds now: through the feeder, after what it was
+    // being fed, by the index's one writer (its thread's, while that runs: written here, the drop
+    // would wait on a batch that thread holds open until a flush this thread must finish).
+    if (setAside > 0) {
+      this.feeder.add({ ...indexItem(conv, records, this.recipientsOf, end.bytes), replace: true });
+      await this.indexed();
+    }
     this.cache.set(conv);
     this.noteTurns(conv);
     const recovery = this.opts.onLoad?.(conv) ?? [];
     if (recovery.length > 0) this.commit(conv, recovery).durable.catch((err: unknown) => this.opts.onLoadError?.(err, id));
     return conv;
-  }
-
-  private async reindex(conv: Conversation, records: LogRecord[], logBytes: number): Promise<void> {
-    await this.indexed();
-    try {
-      this.opts.index.drop(conv.id);
-      this.opts.index.applyBatch([indexItem(conv, records, this.recipientsOf, logBytes)]);
-    } catch (err) {
-      this.opts.onIndexError?.(err, conv.id);
-    }
   }
 }

@@ -286,7 +286,12 @@ function batchOf(lists: Iterable<IndexItem[]>): IndexItem[] {
 /** Items of one conversation, in log order, as one: the later row (and log size) winning. */
 // Plain loops: it runs for every conversation of every batch, and V8 compiled the flatMap and
 // spread version as one of the costlier jobs of a cold run (32 ms).
-function merged(list: readonly IndexItem[]): IndexItem {
+function merged(all: readonly IndexItem[]): IndexItem {
+  // An item that replaces the conversation's rows holds its whole log: what came before it is in it.
+  let from = 0;
+  for (let i = 0; i < all.length; i++) if (all[i]!.replace) from = i;
+  const list = from === 0 ? all : all.slice(from);
+  if (list.length === 1) return list[0]!;
   const last = list[list.length - 1]!;
   const records: LogRecord[] = [];
   const recipients: (readonly string[])[] = [];
@@ -305,6 +310,7 @@ function merged(list: readonly IndexItem[]): IndexItem {
     else lines = undefined;
   }
   const item: IndexItem = { conversationId: last.conversationId, records, recipients, turnNumbers, sessions, row: last.row };
+  if (list[0]!.replace) item.replace = true;
   if (logBytes !== undefined) item.logBytes = logBytes;
   if (lines) item.lines = lines;
   return item;
