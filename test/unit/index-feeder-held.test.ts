@@ -148,6 +148,17 @@ describe("IndexFeeder: held batches", () => {
     expect(calls).toEqual(["apply a:1"]);
   });
 
+  it("declined, items already durable before it was sent are applied all the same", async () => {
+    const { applier, calls } = scriptedApplier({ declines: true });
+    const feeder = new IndexFeeder(applier, (err) => { throw err; });
+    const a1 = item(conv("a"), 1);
+    feeder.writing(a1, 10, lines);
+    feeder.add(a1, 10, lines); // durable in the same turn (a log that tells late)
+    await feeder.idle();
+    await turn();
+    expect(calls).toEqual(["apply a:1"]);
+  });
+
   it("a batch the index could not apply is reported, with its conversations, once its records are durable", async () => {
     const { applier, calls } = scriptedApplier({ holdFails: true });
     const errors: string[] = [];

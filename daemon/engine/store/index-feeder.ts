@@ -203,7 +203,10 @@ export class IndexFeeder {
     const sent = (this.applier.hold as NonNullable<IndexApplier["hold"]>).call(this.applier, items);
     if (sent === undefined) {
       this.held = undefined;
+      // Those durable already (or lost) were told so while it gathered; the rest come by `add`.
+      for (const item of held.items) if (!held.waiting.has(item) && !held.lost.has(item)) this.queue(item);
       held.done.release();
+      if (this.pending.size > 0) this.schedule();
       return;
     }
     held.before = this.pending;
