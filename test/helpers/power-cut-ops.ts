@@ -8,7 +8,7 @@
 // `survives(path, start, end)` says whether bytes [start, end) of a file and its entries would
 // still be there after a power cut now.
 
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
 
@@ -99,4 +99,13 @@ export function powerCutOps(): PowerCutOps {
   }
 
   return { ops, lostOnPowerCut, syncs: () => syncs };
+}
+
+/** Byte range [start, end) of the line of `path` holding `needle`, its newline included. */
+export function lineOf(path: string, needle: string): [number, number] {
+  const bytes = readFileSync(path);
+  const at = bytes.indexOf(needle);
+  if (at < 0) throw new Error(`${needle} is not in ${path}`);
+  const nl = bytes.indexOf(0x0a, at);
+  return [bytes.lastIndexOf(0x0a, at) + 1, nl < 0 ? bytes.length : nl + 1];
 }

@@ -6,7 +6,7 @@
 // must already be covered by a completed fdatasync / directory fsync. Remove or defer the fdatasync
 // in adapters/fs-log/group-commit.ts, or the directory fsync of a new file, and this fails.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ import { ConversationStore } from "../../daemon/engine/store/conversation-store.
 import type { NostrEvent } from "../../src/types.js";
 import { filler, testProject } from "../helpers/events.js";
 import { recordCase } from "../helpers/fault-tools.js";
-import { powerCutOps, type PowerCutOps } from "../helpers/power-cut-ops.js";
+import { lineOf, powerCutOps, type PowerCutOps } from "../helpers/power-cut-ops.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { convId, recs } from "./fixtures/fs-log-fixtures.js";
 
@@ -36,16 +36,6 @@ function dataDir(): string {
   dirs.push(root);
   // The data directory's own entry is the test's to make durable; everything under it is the log's.
   return join(root, "data");
-}
-
-/** Byte range [start, end) of the log line holding `needle` (the line and its newline). */
-function lineOf(path: string, needle: string): [number, number] {
-  const bytes = readFileSync(path);
-  const at = bytes.indexOf(needle);
-  if (at < 0) throw new Error(`${needle} is not in ${path}`);
-  const start = bytes.lastIndexOf(0x0a, at) + 1;
-  const nl = bytes.indexOf(0x0a, at);
-  return [start, nl < 0 ? bytes.length : nl + 1];
 }
 
 /** Checks, at the moment of an acknowledgement, that `needle`'s line in `id`'s log would survive a power cut. */
