@@ -3,8 +3,8 @@
 // the relay, on this machine. One process, no conversation state, no index, no queues: each
 // EVENT frame parsed once and its signature checked natively on the main thread; every event
 // appended to one journal file and fdatasync'd (group commit: what arrives during a sync goes in
-// the next); a trigger (an event p-tagging the agent) spawns the agent's script once durable, with
-// the event on its stdin; its printed answer is signed natively, made durable the same way and sent
+// the next); a trigger (an event p-tagging the agent) spawns the agent's script at once and gives
+// it the event on its stdin once durable; its printed answer is signed natively, made durable the same way and sent
 // to the relay. What tenexd does beyond this (checks, the fold, a log per conversation, the index,
 // runs recorded before they start) is what the figures' ratio to this floor prices.
 //
@@ -36,15 +36,18 @@ const append = journal.append.bind(journal);
 const ws = subscribeLive(url, (ev) => {
   if (check(ev) !== "ok") return;
   const trigger = ev.tags.some((t) => t[0] === "p" && t[1] === signer.pubkey);
-  append(conversationFile(ev), `${JSON.stringify(ev)}\n`, trigger ? () => run(ev) : undefined);
+  if (!trigger) return append(conversationFile(ev), `${JSON.stringify(ev)}\n`);
+  // Started while its trigger is made durable, its input given once it is (as tenexd does).
+  const child = start(ev);
+  append(conversationFile(ev), `${JSON.stringify(ev)}\n`, () => child.stdin.end(JSON.stringify(ev)));
 });
 
-function run(ev: NostrEvent): void {
+function start(ev: NostrEvent) {
   const child = spawn("/bin/sh", [agentScript], { stdio: ["pipe", "pipe", "inherit"] });
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
-  child.stdin.end(JSON.stringify(ev));
   child.on("close", () => void answer(ev, out));
+  return child;
 }
 
 async function answer(root: NostrEvent, content: string): Promise<void> {

@@ -4,6 +4,9 @@
 // subscription at a known time and takes the daemon's published events.
 //   trigger_spawn_p50_ms / _p99_ms        the trigger frame sent → the agent's script running
 //                                          (its first `date`), an idle daemon
+//   trigger_input_p50_ms                  the same → the script has read its input (its `date`
+//                                          after reading stdin to its end): the process is started
+//                                          while the trigger is made durable, its input given after
 //   trigger_spawn_loaded_p99_ms           the same while 2,000 ev/s of other traffic (the 200×50
 //                                          set, which sets nobody to work) flows down the same socket
 //   answer_to_relay_p99_ms                the agent's answer printed (its last `date`, then `echo`)
@@ -55,9 +58,10 @@ const FLOOR_HOST = join(import.meta.dirname, "trigger-floor-host.js");
 const SCRIPT = (log: string) => `#!/bin/sh
 s=$(date +%s%N)
 in=$(cat)
+r=$(date +%s%N)
 id=$(printf '%s' "$in" | grep -o '"id":"[0-9a-f]\\{64\\}"' | head -n 1 | cut -d'"' -f4)
 p=$(date +%s%N)
-echo "$id $s $p" >> ${JSON.stringify(log)}
+echo "$id $s $r $p" >> ${JSON.stringify(log)}
 echo '{"reply":"ok"}'
 `;
 
@@ -119,6 +123,8 @@ const pct = (xs: number[], p: number) => {
 
 interface Latencies {
   idleMs: number[];
+  /** The idle triggers, the frame sent → the script has read its input. */
+  idleInputMs: number[];
   loadedMs: number[];
   answerMs: number[];
   /** The background's rate as sent. */
@@ -150,9 +156,12 @@ async function drive(
     tags: [["a", coordinate], ["title", `latency ${n++}`], ["p", agentPk]],
   }, owner) as NostrEvent;
   const sent = new Map<string, number>();
+  // Timed before the send, not after it: the host may start the script while this process waits
+  // for a core (two cores here), and a span would then come out shorter than it was, even below 0.
   const send = (ev: NostrEvent) => {
-    ws.send(`${head}${JSON.stringify(ev)}]`);
+    const frame = `${head}${JSON.stringify(ev)}]`;
     sent.set(ev.id, nowMs());
+    ws.send(frame);
   };
   const answered = (ids: string[], timeoutMs: number) =>
     pollFor(() => (ids.every((id) => relay.replies.has(id)) ? true : undefined), timeoutMs, `not every one of ${ids.length} triggers answered`);
@@ -187,14 +196,16 @@ async function drive(
     await answered(ids, 60_000);
   }
   const seen = new Map(readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => {
-    const [id, s, p] = l.split(" ");
-    return [id!, { spawned: Number(BigInt(s!) / 1000n) / 1000, printed: Number(BigInt(p!) / 1000n) / 1000 }] as const;
+    const [id, s, r, p] = l.split(" ");
+    const ms = (ns: string) => Number(BigInt(ns) / 1000n) / 1000;
+    return [id!, { spawned: ms(s!), input: ms(r!), printed: ms(p!) }] as const;
   }));
   const spawnMs = (ids: string[]) => ids.map((id) => elapsed(sent.get(id)!, seen.get(id)!.spawned, "a trigger's spawn"));
+  const inputMs = (ids: string[]) => ids.map((id) => elapsed(sent.get(id)!, seen.get(id)!.input, "a trigger's input"));
   const answerMs = (ids: string[]) => ids.map((id) => elapsed(seen.get(id)!.printed, relay.replies.get(id)!, "an answer's trip"));
   const [first, ...later] = phases;
   return {
-    idleMs: spawnMs(idle), loadedMs: spawnMs(first!.ids), answerMs: answerMs([...idle, ...first!.ids]),
+    idleMs: spawnMs(idle), idleInputMs: inputMs(idle), loadedMs: spawnMs(first!.ids), answerMs: answerMs([...idle, ...first!.ids]),
     pushedEvps: first!.pushedEvps, backgroundEvents: first!.events,
     warm: later.map((p) => ({ loadedMs: spawnMs(p.ids), answerMs: answerMs(p.ids), pushedEvps: p.pushedEvps })),
   };
@@ -273,12 +284,16 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
     const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
     const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 ms): ${stepsText(l.trigger)}` : "";
     const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
-    const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned once its trigger is durable, its answer signed, made durable and sent; no conversation state, no index)`;
+    const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned at once and given the event once it is durable, its answer signed, made durable and sent; no conversation state, no index)`;
     const files = `the same host with a file per conversation, as tenexd's log (a flush syncs every file it touched, a new file's directory too)`;
     return [
       {
         name: "trigger_spawn_p50_ms", value: round(pct(d.idleMs, 50), 1), unit: "ms", limit: round(pct(f.idleMs, 50), 1),
         note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}${own(d.steps?.idle, "the idle triggers")}`,
+      },
+      {
+        name: "trigger_input_p50_ms", value: round(pct(d.idleInputMs, 50), 1), unit: "ms", limit: round(pct(f.idleInputMs, 50), 1),
+        note: `the same ${IDLE_TRIGGERS} triggers, from the frame sent to the script's \`date\` after reading its input to the end (the trigger durable, its context built, the input written and its pipe closed; \`sh\` reading it and one \`date\` included): ${stats(d.idleInputMs)}; limit: the floor's; a file per conversation: ${stats(ff.idleInputMs)}`,
       },
       {
         name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1),

@@ -249,7 +249,7 @@ export interface DaemonStatus {
   lastRuns: Record<string, FinishedRun>;
   /**
    * How long the last runs took, step by step (ms, src/latency-window.ts): `trigger`, from an
-   * event handed to the route to its agent's process spawned; `answer`, from the process's end
+   * event handed to the route to its agent's process holding its input; `answer`, from the process's end
    * to its event durable; `publish`, from an event the daemon publishes queued to a relay's OK.
    */
   latency: { trigger: LatencySummary; answer: LatencySummary; publish: LatencySummary };

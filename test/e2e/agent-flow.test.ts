@@ -77,12 +77,15 @@ describe("agents on Nostr, end to end", () => {
     }, 5_000, "the reply's OK timed");
     expect(latency.trigger!.runs).toBe(1);
     const steps = Object.fromEntries(latency.trigger!.steps.map((x) => [x.step, x]));
-    expect(Object.keys(steps)).toEqual(["checked", "staged", "durable", "context", "spawned", "total"]);
+    expect(Object.keys(steps)).toEqual(["checked", "staged", "durable", "context", "input", "total", "spawn"]);
     for (const x of Object.values(steps)) expect([x.samples, x.p50 >= 0, x.p50 === x.max]).toEqual([1, true, true]);
     // Contiguous steps: with one run they add up to the total (each rounded to 0.1 ms).
-    const sum = ["checked", "staged", "durable", "context", "spawned"].reduce((a, k) => a + steps[k]!.p50, 0);
+    const sum = ["checked", "staged", "durable", "context", "input"].reduce((a, k) => a + steps[k]!.p50, 0);
     expect(Math.abs(sum - steps.total!.p50)).toBeLessThanOrEqual(0.3);
     expect(steps.total!.p50).toBeGreaterThan(0);
+    // The process was started while the trigger was made durable: its spawn is not in the input step.
+    expect(steps.spawn!.p50).toBeGreaterThan(0);
+    expect(steps.input!.p50).toBeLessThan(steps.spawn!.p50);
     // Its answer was made durable and accepted by the relay (the orchestrator's too, perhaps, by now).
     expect(latency.answer!.runs).toBeGreaterThanOrEqual(1);
     expect(latency.publish!.runs).toBeGreaterThanOrEqual(1);

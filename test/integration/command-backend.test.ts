@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildAgentInput, type AgentInput } from "../../src/agent-input.js";
 import { parseAgentOutput } from "../../src/agent-output.js";
-import { runCommand, type CommandResult, type CommandSpec } from "../../daemon/engine/agents/command-backend.js";
+import { runCommand, startCommand, type CommandResult, type CommandSpec } from "../../daemon/engine/agents/command-backend.js";
 import { buildAgentMessages } from "../../src/agent-messages.js";
 import { decideAddEvent, stamp } from "../../src/conversation.js";
 import { applyRecord, emptyConversation } from "../../src/conversation-reducer.js";
@@ -156,6 +156,38 @@ describe("runCommand", () => {
     setTimeout(() => ac.abort(), 100);
     expect(failure(await running)).toEqual({ kind: "aborted", message: "aborted by the daemon: stopped with SIGTERM" });
     expect(failure(await runCommand(spec("echo.mjs"), scene().inputFor("coder"), { signal: ac.signal })).kind).toBe("aborted");
+  });
+
+  it("started ahead of its input: answers once given it, its time counted from then", async () => {
+    const started = startCommand(spec("echo.mjs"));
+    // Long enough for node to start and wait on its stdin.
+    await new Promise((r) => setTimeout(r, 400));
+    const r = await runCommand(spec("echo.mjs"), scene("given late").inputFor("coder"), {}, started);
+    expect(success(r).reply).toBe("given late");
+    expect(r.durationMs).toBeLessThan(400);
+  });
+
+  it("started ahead of its input: a missing program is reported when it is run, a program that already ended too", async () => {
+    const missing = join(cwd, "no-such-agent");
+    const early = startCommand({ command: [missing], cwd, timeoutMs: 1_000 });
+    const ended = startCommand(spec("quiet.mjs"));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(failure(await early.run(scene().inputFor("coder"))).kind).toBe("spawn_failed");
+    expect(success(await ended.run(scene().inputFor("coder")))).toEqual({ reply: "ok" });
+  });
+
+  it("started ahead of its input and cancelled: it and its children are stopped, and it cannot be run after", async () => {
+    const pidFile = join(cwd, "cancelled.pids");
+    // Starts a child, says both pids, then waits for an input that never comes.
+    const waits = `const c = require("node:child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+      require("node:fs").writeFileSync(process.env.PID_FILE, process.pid + " " + c.pid); process.stdin.resume();`;
+    const started = startCommand({ command: [process.execPath, "-e", waits], cwd, timeoutMs: 60_000, env: { PID_FILE: pidFile } });
+    await expect.poll(() => existsSync(pidFile), { timeout: 5_000 }).toBe(true);
+    const pids = readFileSync(pidFile, "utf8").split(" ").map(Number);
+    expect(pids.every((pid) => pid > 0 && isRunning(pid))).toBe(true);
+    started.cancel();
+    await expect.poll(() => pids.filter(isRunning), { timeout: 5_000 }).toEqual([]);
+    expect(() => started.run(scene().inputFor("coder"))).toThrow(/runs once/);
   });
 
   it("survives a program that exits without reading a 2 MB input", async () => {

@@ -23,7 +23,7 @@ import type { ConversationStore } from "../store/conversation-store.js";
 import { buildAgentInput } from "../../../src/agent-input.js";
 import { planOutput } from "../../../src/output-plan.js";
 import type { AgentOutput } from "../../../src/agent-output.js";
-import { runCommand, type CommandResult } from "./command-backend.js";
+import { runCommand, startCommand, type CommandResult, type CommandSpec, type StartedCommand } from "./command-backend.js";
 import type { ActiveRun as RunView, FinishedRun, RunFailure } from "../../../src/daemon-status.js";
 import type { ActiveRun, ActiveRuns, StopMark } from "./active-runs.js";
 import { PublishRefusedError } from "../../../src/errors.js";
@@ -33,9 +33,12 @@ import type { RouteTimes } from "../ingest/route.js";
 /**
  * The way from a trigger to its agent's process, step by step: checked, staged in its
  * conversation, durable (the route's, RouteTimes), the context built (in the conversation's
- * queue), the process spawned; `total` from the route to the spawn.
+ * queue), the input handed to the process; `total` from the route to there, the sum of those.
+ * `spawn` is the spawn's own time, not one of them: a trigger's process is started while it is
+ * made durable (AgentRunner.prepare), inside the `durable` step; a run without route times, or
+ * a program that could not start early, spawns in the `input` step.
  */
-export const TRIGGER_STEPS = ["checked", "staged", "durable", "context", "spawned", "total"] as const;
+export const TRIGGER_STEPS = ["checked", "staged", "durable", "context", "input", "total", "spawn"] as const;
 /** From the agent's process ending to its event durable in the log (parsed, planned, signed, staged); the outbox times the relays. */
 export const ANSWER_STEPS = ["durable"] as const;
 
@@ -85,12 +88,43 @@ export class AgentRunner {
   private readonly last = new Map<string, FinishedRun>();
   /** How long the last runs' steps took (the status shows them). */
   readonly latency = { trigger: new LatencyWindow(TRIGGER_STEPS), answer: new LatencyWindow(ANSWER_STEPS) };
+  /** Processes started for triggers not yet durable (prepare), by trigger and agent, with their spawn's time. */
+  private readonly early = new Map<string, Early>();
 
-  constructor(private readonly d: RunnerDeps) {}
+  constructor(private readonly d: RunnerDeps) {
+    d.signal.addEventListener("abort", () => {
+      for (const e of this.early.values()) e.command.cancel();
+      this.early.clear();
+    }, { once: true });
+  }
+
+  /**
+   * A trigger is staged, not yet durable: its agent's process is started now, so that the fork
+   * (~2 ms of this process's main thread, and the program's own start after it) runs while the
+   * log syncs the trigger. The program is handed nothing until `trigger`, once the trigger is
+   * durable (docs/agent-protocol.md); `abandon` stops it if it never is.
+   */
+  prepare(conversationId: string, agent: CommandAgent, ev: NostrEvent): void {
+    const key = earlyKey(ev.id, agent.pubkey);
+    if (this.d.signal.aborted || this.early.has(key)) return;
+    const at = performance.now();
+    const command = startCommand(this.specOf(agent.backend));
+    this.early.set(key, { command, spawnMs: performance.now() - at });
+  }
+
+  /** The trigger will not be durable (its append failed): what `prepare` started gets no input and is stopped. */
+  abandon(ev: NostrEvent, agent: CommandAgent): void {
+    const key = earlyKey(ev.id, agent.pubkey);
+    this.early.get(key)?.command.cancel();
+    this.early.delete(key);
+  }
 
   /** Starts a run in the background; its outcome is recorded, never thrown. */
   trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void {
-    const p = this.run(conversationId, agent, ev, times)
+    const key = earlyKey(ev.id, agent.pubkey);
+    const early = this.early.get(key);
+    this.early.delete(key);
+    const p = this.run(conversationId, agent, ev, times, early)
       .catch((err: unknown) => this.fail(conversationId, agent, "internal", err instanceof Error ? err.message : String(err)))
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
@@ -125,20 +159,28 @@ export class AgentRunner {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent, times: RouteTimes | undefined): Promise<void> {
+  private async run(convId: string, agent: CommandAgent, trigger: NostrEvent, times: RouteTimes | undefined, early: Early | undefined): Promise<void> {
     // In memory for the whole run: its execution-time session is open while the command runs.
     this.d.store.pin(convId);
     // Every run can be stopped; the shared register (when there is one) also tells who works where.
     const active = this.d.active?.open(convId, agent.pubkey) ?? { conversationId: convId, agent: agent.pubkey, controller: new AbortController() };
     try {
-      await this.runPinned(convId, agent, agent.backend, trigger, active, times);
+      await this.runPinned(convId, agent, agent.backend, trigger, active, times, early);
     } finally {
+      // A run that ended before its program was given its input (a vanished conversation) stops it.
+      early?.command.cancel();
       this.d.active?.close(active);
       this.d.store.unpin(convId);
     }
   }
 
-  private async runPinned(convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun, times: RouteTimes | undefined): Promise<void> {
+  private specOf(backend: CommandBackend): CommandSpec {
+    return { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 };
+  }
+
+  private async runPinned(
+    convId: string, agent: CommandAgent, backend: CommandBackend, trigger: NostrEvent, active: ActiveRun, times: RouteTimes | undefined, early: Early | undefined,
+  ): Promise<void> {
     const built = await this.d.queues.run(convId, async () => {
       const conv = await this.mustGet(convId);
       const now = this.d.clock.now();
@@ -166,13 +208,13 @@ export class AgentRunner {
     this.d.onRun?.("start", view);
     let result: CommandResult;
     try {
-      // The process is spawned before runCommand returns its promise.
-      const running = runCommand(
-        { command: backend.command, cwd: this.d.projectDir, timeoutMs: backend.timeoutSeconds * 1000 },
-        input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]) },
-      );
+      // The process is spawned (unless it was early) and given its input before runCommand returns its promise.
+      const running = runCommand(this.specOf(backend), input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]) }, early?.command);
       // Runs resumed at start, or started by the daemon's own events, have no route times: not counted.
-      if (times) this.latency.trigger.add(triggerSteps(times, contextAt, performance.now()));
+      if (times) {
+        const handedAt = performance.now();
+        this.latency.trigger.add(triggerSteps(times, contextAt, handedAt, early?.spawnMs ?? handedAt - contextAt));
+      }
       result = await running;
     } finally {
       this.stats.running--;
@@ -248,14 +290,19 @@ export class AgentRunner {
   }
 }
 
+type Early = { command: StartedCommand; spawnMs: number };
+
+const earlyKey = (triggerId: string, agent: string) => `${triggerId}:${agent}`;
+
 /** The durations of a run's steps from the route's times and the runner's. */
-function triggerSteps(t: RouteTimes, contextAt: number, spawnedAt: number): Record<(typeof TRIGGER_STEPS)[number], number> {
+function triggerSteps(t: RouteTimes, contextAt: number, handedAt: number, spawnMs: number): Record<(typeof TRIGGER_STEPS)[number], number> {
   return {
     checked: t.checked - t.arrived,
     staged: t.staged - t.checked,
     durable: t.durable - t.staged,
     context: contextAt - t.durable,
-    spawned: spawnedAt - contextAt,
-    total: spawnedAt - t.arrived,
+    input: handedAt - contextAt,
+    total: handedAt - t.arrived,
+    spawn: spawnMs,
   };
 }

@@ -1,6 +1,7 @@
 // The `command` backend: one child process per trigger, the AgentInput as JSON on its stdin, its
 // AgentOutput read from stdout (docs/agent-protocol.md). A program that fails, hangs or talks
-// nonsense is data for the caller to record: runCommand always resolves, never rejects.
+// nonsense is data for the caller to record: runCommand always resolves, never rejects. The
+// process may be started before its input exists (startCommand): see StartedCommand.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -56,19 +57,45 @@ export function agentEnv(extra: Record<string, string> = {}, parent: NodeJS.Proc
   return { ...env, ...extra };
 }
 
-export function runCommand(spec: CommandSpec, input: AgentInput, opts: RunCommandOptions = {}): Promise<CommandResult> {
-  const clock = stopwatch();
-  if (opts.signal?.aborted) return Promise.resolve(clock.fail("aborted", "aborted before it started", ""));
+/**
+ * A program started ahead of its input: its trigger is staged but not yet durable, and the fork
+ * (the longest step between a trigger and its agent) runs beside the log's sync. It is handed its
+ * input once the trigger is durable (`runCommand` with it), or cancelled if that never happens.
+ */
+export interface StartedCommand {
+  /** Hands the program its input and supervises it to its end; its timeout runs from here. Once. */
+  run(input: AgentInput, signal?: AbortSignal): Promise<CommandResult>;
+  /** It gets no input: its stdin closes empty and its process group is stopped. Nothing once run. */
+  cancel(): void;
+}
+
+export type StartOptions = Omit<RunCommandOptions, "signal">;
+
+/** Runs the program (`started` early, or now) on `input`. */
+export function runCommand(spec: CommandSpec, input: AgentInput, opts: RunCommandOptions = {}, started?: StartedCommand): Promise<CommandResult> {
+  if (opts.signal?.aborted) {
+    started?.cancel();
+    return Promise.resolve(stopwatch().fail("aborted", "aborted before it started", ""));
+  }
+  return (started ?? startCommand(spec, opts)).run(input, opts.signal);
+}
+
+/** Spawns the program and captures what it prints; its input comes with `run`. */
+export function startCommand(spec: CommandSpec, opts: StartOptions = {}): StartedCommand {
   const [file, ...args] = spec.command;
-  if (file === undefined) return Promise.resolve(clock.fail("spawn_failed", "the command is empty", ""));
+  if (file === undefined) return notStarted("the command is empty");
   let child: ChildProcess;
   try {
     // Its own process group, so a timeout also stops whatever the program started.
     child = spawn(file, args, { cwd: spec.cwd, env: agentEnv(spec.env), stdio: "pipe", detached: true });
   } catch (err) {
-    return Promise.resolve(clock.fail("spawn_failed", spawnProblem(file, spec.cwd, err), ""));
+    return notStarted(spawnProblem(file, spec.cwd, err));
   }
-  return supervise(child, file, spec, input, opts, clock);
+  return new Supervised(child, file, spec, opts);
+}
+
+function notStarted(message: string): StartedCommand {
+  return { run: () => Promise.resolve(stopwatch().fail("spawn_failed", message, "")), cancel: () => undefined };
 }
 
 type Clock = ReturnType<typeof stopwatch>;
@@ -83,66 +110,96 @@ function stopwatch() {
   };
 }
 
-function supervise(
-  child: ChildProcess, file: string, spec: CommandSpec, input: AgentInput, opts: RunCommandOptions, clock: Clock,
-): Promise<CommandResult> {
-  const stdout = new HeadCapture(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
-  const stderr = new TailCapture(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR);
-  const graceMs = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  let stop: CommandError | undefined;
-  let killed: NodeJS.Signals | undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
+type Ending = { code: number | null; signal: NodeJS.Signals | null } | { spawnFailed: string };
 
-  const signalGroup = (sig: NodeJS.Signals) => {
-    killed = sig;
+/** One spawned program, watched from its spawn: what it prints before its input is kept too. */
+class Supervised implements StartedCommand {
+  private readonly stdout: HeadCapture;
+  private readonly stderr: TailCapture;
+  private readonly graceMs: number;
+  private stop: CommandError | undefined;
+  private killed: NodeJS.Signals | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private ending: Ending | undefined;
+  private onEnd: (() => void) | undefined;
+  private given = false;
+
+  constructor(private readonly child: ChildProcess, file: string, private readonly spec: CommandSpec, opts: StartOptions) {
+    this.stdout = new HeadCapture(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+    this.stderr = new TailCapture(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR);
+    this.graceMs = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    child.on("error", (err) => {
+      // After a successful spawn, errors are failed kills: the close event still reports the end.
+      if (child.pid === undefined) this.end({ spawnFailed: spawnProblem(file, spec.cwd, err) });
+    });
+    child.on("close", (code, signal) => this.end({ code, signal }));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (!this.stdout.add(chunk)) this.halt("output_too_large", `printed more than ${this.stdout.max} bytes on stdout`);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => this.stderr.add(chunk));
+    // A program may exit without reading its input: the broken pipe is not the daemon's problem.
+    child.stdin!.on("error", () => undefined);
+  }
+
+  run(input: AgentInput, signal?: AbortSignal): Promise<CommandResult> {
+    if (this.given) throw new Error("a started command runs once");
+    this.given = true;
+    const clock = stopwatch();
+    const timer = setTimeout(() => this.halt("timeout", `timed out after ${this.spec.timeoutMs} ms`), this.spec.timeoutMs);
+    const onAbort = () => this.halt("aborted", "aborted by the daemon");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.child.stdin!.end(`${JSON.stringify(input)}\n`);
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(this.outcome(clock, input));
+      };
+      if (this.ending) finish();
+      else this.onEnd = finish;
+    });
+  }
+
+  cancel(): void {
+    if (this.given) return;
+    this.given = true;
+    this.child.stdin!.end();
+    this.halt("aborted", "its trigger was not made durable");
+  }
+
+  private end(ending: Ending): void {
+    if (this.ending) return;
+    this.ending = ending;
+    clearTimeout(this.graceTimer);
+    this.onEnd?.();
+  }
+
+  private halt(kind: CommandErrorKind, message: string): void {
+    if (this.stop || this.ending) return;
+    this.stop = { kind, message };
+    this.signalGroup("SIGTERM");
+    this.graceTimer = setTimeout(() => this.signalGroup("SIGKILL"), this.graceMs);
+  }
+
+  private signalGroup(sig: NodeJS.Signals): void {
+    this.killed = sig;
     try {
-      process.kill(-child.pid!, sig);
+      process.kill(-this.child.pid!, sig);
     } catch {
       // The group is already gone: nothing left to stop.
     }
-  };
-  const halt = (kind: CommandErrorKind, message: string) => {
-    if (stop) return;
-    stop = { kind, message };
-    signalGroup("SIGTERM");
-    graceTimer = setTimeout(() => signalGroup("SIGKILL"), graceMs);
-  };
-  const timer = setTimeout(() => halt("timeout", `timed out after ${spec.timeoutMs} ms`), spec.timeoutMs);
-  const onAbort = () => halt("aborted", "aborted by the daemon");
-  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  }
 
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: CommandResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(graceTimer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      resolve(result);
-    };
-    const outcome = (code: number | null, signal: NodeJS.Signals | null): CommandResult => {
-      const err = stderr.text();
-      if (stop) return clock.fail(stop.kind, `${stop.message}: ${stoppedWith(killed, graceMs)}`, err);
-      if (signal !== null) return clock.fail("exit_code", `was killed by ${signal}${lastLine(err)}`, err);
-      if (code !== 0) return clock.fail("exit_code", `exited with code ${code}${lastLine(err)}`, err);
-      const parsed = parseAgentOutput(stdout.text(), outputRulesFor(input));
-      return parsed.ok ? clock.ok(parsed.output, err) : clock.fail("bad_output", parsed.message, err);
-    };
-
-    child.on("error", (err) => {
-      // After a successful spawn, errors are failed kills: the close event still reports the end.
-      if (child.pid === undefined) finish(clock.fail("spawn_failed", spawnProblem(file, spec.cwd, err), ""));
-    });
-    child.on("close", (code, signal) => finish(outcome(code, signal)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (!stdout.add(chunk)) halt("output_too_large", `printed more than ${stdout.max} bytes on stdout`);
-    });
-    child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
-    // A program may exit without reading its input: the broken pipe is not the daemon's problem.
-    child.stdin!.on("error", () => undefined);
-    child.stdin!.end(`${JSON.stringify(input)}\n`);
-  });
+  private outcome(clock: Clock, input: AgentInput): CommandResult {
+    const ending = this.ending!;
+    if ("spawnFailed" in ending) return clock.fail("spawn_failed", ending.spawnFailed, "");
+    const err = this.stderr.text();
+    if (this.stop) return clock.fail(this.stop.kind, `${this.stop.message}: ${stoppedWith(this.killed, this.graceMs)}`, err);
+    if (ending.signal !== null) return clock.fail("exit_code", `was killed by ${ending.signal}${lastLine(err)}`, err);
+    if (ending.code !== 0) return clock.fail("exit_code", `exited with code ${ending.code}${lastLine(err)}`, err);
+    const parsed = parseAgentOutput(this.stdout.text(), outputRulesFor(input));
+    return parsed.ok ? clock.ok(parsed.output, err) : clock.fail("bad_output", parsed.message, err);
+  }
 }
 
 const stoppedWith = (killed: NodeJS.Signals | undefined, graceMs: number) =>

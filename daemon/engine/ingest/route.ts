@@ -57,7 +57,14 @@ export interface RouteTimes {
 
 /** Where the route leads once an event is durable; connected when the engine has built them. */
 export interface RouteExits {
-  runs: { trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void };
+  runs: {
+    /** Once durable: the run starts (the agent's program is given its input). */
+    trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void;
+    /** Staged, not yet durable: what can start without the trigger (the program's process) may. */
+    prepare?(conversationId: string, agent: CommandAgent, ev: NostrEvent): void;
+    /** What `prepare` started is stopped: the trigger will not be durable (its append failed). */
+    abandon?(ev: NostrEvent, agent: CommandAgent): void;
+  };
   outbox: { enqueue(ev: NostrEvent, conversationId: string): Promise<void> };
   /** A reply whose root we have never seen: fetch the root and its thread (best effort). */
   threads: { request(rootId: string, quiet: boolean): void };
@@ -153,8 +160,12 @@ export class InboundRoute {
       const staged = await this.intoConversation(checked, opts, now, ticket);
       if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
       const stagedAt = performance.now();
-      await staged.durable;
-      return this.acknowledge(staged, staged.runs.length > 0 ? { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() } : undefined);
+      if (staged.runs.length === 0) {
+        await staged.durable;
+        return this.acknowledge(staged);
+      }
+      await this.durableRuns(staged);
+      return this.acknowledge(staged, { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() });
     } finally {
       if (ticket) this.order.leave(ticket);
       if (tracked !== undefined) this.inFlight.delete(tracked);
@@ -226,6 +237,25 @@ export class InboundRoute {
     }
     if (!known && convId !== ev.id) this.exits.threads.request(convId, quiet);
     return { conv, ev, runs, durable };
+  }
+
+  /**
+   * A trigger's agents' processes start while it is made durable (AgentRunner.prepare): they are
+   * given nothing before it is, and stopped if it never is. Started here, as soon as it is
+   * staged, the fork (~2 ms of this thread) runs while the log opens the trigger's file. Started
+   * once the flush had posted its write instead, the program started ~0.5 ms later and had its
+   * input no sooner: a fork holds up this process's other threads too (one asked to write just
+   * before a fork began ~1 ms into it, measured here), so the write waited for it anyway.
+   */
+  private async durableRuns(staged: Staged): Promise<void> {
+    const runs = this.exits.runs;
+    for (const agent of staged.runs) runs.prepare?.(staged.conv.id, agent, staged.ev);
+    try {
+      await staged.durable;
+    } catch (err) {
+      for (const agent of staged.runs) runs.abandon?.(staged.ev, agent);
+      throw err;
+    }
   }
 
   /** runs: once durable (the index is fed from there), the event is counted and its runs start. */
