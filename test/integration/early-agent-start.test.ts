@@ -75,7 +75,8 @@ async function setup(beforeSync: (path: string | undefined) => Promise<void> | v
   const route = new InboundRoute({
     project: p.info, limits: DEFAULT_LIMITS, store, queues, counters: new IngestCounters(), clock: { now: () => Date.now() },
     verifier: { check: async (ev: NostrEvent) => wasmCheck(ev) },
-    runnable: new Map([[agent.pubkey, agent]]), signers: new Map([[agent.pubkey, new KeySigner(planner.sk)]]),
+    runnable: new Map([[agent.pubkey, agent]]),
+    signers: new Map([[agent.pubkey, new KeySigner(planner.sk)], [p.orchestrator.pubkey, new KeySigner(p.orchestrator.sk)]]),
   });
   const abort = new AbortController();
   const runner = new AgentRunner({
@@ -92,7 +93,7 @@ async function setup(beforeSync: (path: string | undefined) => Promise<void> | v
     await log.close();
     index.close();
   });
-  return { dir, route, runner, trigger: p.root(p.owner, "start early, answer late", [planner.pubkey]) };
+  return { dir, route, runner, p, trigger: p.root(p.owner, "start early, answer late", [planner.pubkey]) };
 }
 
 describe("an agent's program started while its trigger is made durable", () => {
@@ -107,6 +108,8 @@ describe("an agent's program started while its trigger is made durable", () => {
         await held;
       }
     });
+    // Should the test fail while the sync is held, the teardown must not wait on it.
+    closers.unshift(async () => release());
     trigger = s.trigger;
     const ingested = s.route.ingest(trigger);
     const started = await eventually(() => notes(s.dir).find((n) => n.what === "started"), 10_000, "the program started");
@@ -127,6 +130,35 @@ describe("an agent's program started while its trigger is made durable", () => {
     expect(input!.at).toBeGreaterThan(releasedAt);
     expect(s.runner.stats).toMatchObject({ runs: 1, failures: 0 });
     expect(s.runner.latency.trigger.summary().runs).toBe(1);
+  });
+
+  it("the same for an agent's own event that sets another to work (the orchestrator routing to the planner)", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding: string | undefined;
+    const s = await setup(async (path) => {
+      if (holding && path?.includes(holding)) await held;
+    });
+    closers.unshift(async () => release());
+    // A conversation the owner opened, addressed to nobody the daemon runs.
+    const root = s.p.root(s.p.owner, "a conversation for the team");
+    expect((await s.route.ingest(root)).status).toBe("accepted");
+    const routing = s.p.reply(s.p.orchestrator, root, "planner, your turn", [s.p.agents.planner!.pubkey]);
+    holding = root.id;
+    const published = s.route.inConversation(root.id, () => ({
+      records: [], result: undefined,
+      publish: { author: s.p.orchestrator.pubkey, event: { kind: routing.kind, created_at: routing.created_at, tags: routing.tags, content: routing.content } },
+    }));
+    const started = await eventually(() => notes(s.dir).find((n) => n.what === "started"), 10_000, "the program started");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(notes(s.dir).map((n) => n.what)).toEqual(["started"]);
+    const releasedAt = realNow();
+    release();
+    expect((await published).published?.pubkey).toBe(s.p.orchestrator.pubkey);
+    await s.runner.idle();
+    const input = notes(s.dir).find((n) => n.what.startsWith("input"));
+    expect([input?.pid, (input?.at ?? 0) > releasedAt]).toEqual([started.pid, true]);
+    expect(s.runner.stats).toMatchObject({ runs: 1, failures: 0 });
   });
 
   it("is stopped with an empty input when the trigger's write fails, and no run is counted", async () => {

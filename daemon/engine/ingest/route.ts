@@ -246,12 +246,13 @@ export class InboundRoute {
    * once the flush had posted its write instead, the program started ~0.8 ms later and had its
    * input no sooner: a fork holds up this process's other threads too (one asked to write just
    * before a fork began ~1 ms into it, measured here), so the write waited for it anyway.
+   * `alongside`: what else must be durable before they run (an agent's event's own task).
    */
-  private async durableRuns(staged: Staged): Promise<void> {
+  private async durableRuns(staged: Staged, alongside?: Promise<unknown>): Promise<void> {
     const runs = this.exits.runs;
     for (const agent of staged.runs) runs.prepare?.(staged.conv.id, agent, staged.ev);
     try {
-      await staged.durable;
+      await (alongside ? Promise.all([alongside, staged.durable]) : staged.durable);
     } catch (err) {
       for (const agent of staged.runs) runs.abandon?.(staged.ev, agent);
       throw err;
@@ -303,10 +304,14 @@ export class InboundRoute {
         return { decision, durable, refused: err };
       }
     }, urgent);
-    await task.durable;
+    // An agent's event that sets others to work (a routing, a completion) starts their programs
+    // while it is made durable, as an inbound trigger does.
+    const staged = task.own?.staged;
+    if (staged && staged.runs.length > 0) await this.durableRuns(staged, task.durable);
+    else await task.durable;
     if (task.refused !== undefined) throw task.refused;
     if (!task.own) return { result: task.decision.result };
-    const { ev, staged } = task.own;
+    const { ev } = task.own;
     if (staged) {
       await staged.durable;
       this.acknowledge(staged);
