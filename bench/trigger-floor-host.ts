@@ -4,9 +4,10 @@
 // EVENT frame parsed once and its signature checked natively on the main thread; every event
 // appended to one journal file and fdatasync'd (group commit: what arrives during a sync goes in
 // the next); a trigger (an event p-tagging the agent) spawns the agent's script at once and gives
-// it the event on its stdin once durable; its printed answer is signed natively, made durable the same way and sent
-// to the relay. What tenexd does beyond this (checks, the fold, a log per conversation, the index,
-// runs recorded before they start) is what the figures' ratio to this floor prices.
+// it the event on its stdin once durable; its printed answer is signed natively, made durable the
+// same way and sent to the relay. What tenexd does beyond this (checks, the fold, a log per
+// conversation, the index, runs recorded before they start) is what the figures' ratio to this
+// floor prices.
 //
 // With a fourth argument `files`, JOURNAL is a directory and each conversation (the root's id: an
 // `E` tag, else the event's own) has a file of its own there, as tenexd's log does: a flush writes
