@@ -104,7 +104,7 @@ export class AgentRunner {
    * log syncs the trigger. The program is handed nothing until `trigger`, once the trigger is
    * durable (docs/agent-protocol.md); `abandon` stops it if it never is.
    */
-  prepare(conversationId: string, agent: CommandAgent, ev: NostrEvent): void {
+  prepare(ev: NostrEvent, agent: CommandAgent): void {
     const key = earlyKey(ev.id, agent.pubkey);
     if (this.d.signal.aborted || this.early.has(key)) return;
     const at = performance.now();

@@ -61,7 +61,7 @@ export interface RouteExits {
     /** Once durable: the run starts (the agent's program is given its input). */
     trigger(conversationId: string, agent: CommandAgent, ev: NostrEvent, times?: RouteTimes): void;
     /** Staged, not yet durable: what can start without the trigger (the program's process) may. */
-    prepare?(conversationId: string, agent: CommandAgent, ev: NostrEvent): void;
+    prepare?(ev: NostrEvent, agent: CommandAgent): void;
     /** What `prepare` started is stopped: the trigger will not be durable (its append failed). */
     abandon?(ev: NostrEvent, agent: CommandAgent): void;
   };
@@ -250,7 +250,7 @@ export class InboundRoute {
    */
   private async durableRuns(staged: Staged, alongside?: Promise<unknown>): Promise<void> {
     const runs = this.exits.runs;
-    for (const agent of staged.runs) runs.prepare?.(staged.conv.id, agent, staged.ev);
+    for (const agent of staged.runs) runs.prepare?.(staged.ev, agent);
     try {
       await (alongside ? Promise.all([alongside, staged.durable]) : staged.durable);
     } catch (err) {
