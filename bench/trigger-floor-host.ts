@@ -4,7 +4,7 @@
 // EVENT frame parsed once and its signature checked natively on the main thread; every event
 // appended to one journal file and fdatasync'd (group commit: what arrives during a sync goes in
 // the next); a trigger (an event p-tagging the agent) spawns the agent's script at once and gives
-// it the event on its stdin once durable; its printed answer is signed natively, made durable the
+// it the event on its stdin once durable (started as tenexd starts its agents: adapters/spawn); its printed answer is signed natively, made durable the
 // same way and sent to the relay. What tenexd does beyond this (checks, the fold, a log per
 // conversation, the index, runs recorded before they start) is what the figures' ratio to this
 // floor prices.
@@ -16,7 +16,7 @@
 //
 //   node dist/bench/trigger-floor-host.js RELAY_URL SCRIPT JOURNAL [files]   (FLOOR_AGENT_SK: the agent's key, hex)
 
-import { spawn } from "node:child_process";
+import { defaultSpawner } from "../adapters/spawn/spawner-choice.js";
 import { KeySigner } from "../adapters/nostr/key-signer.js";
 import { loadNativeCheck } from "../adapters/verify/native-verify.js";
 import type { NostrEvent } from "../src/types.js";
@@ -43,11 +43,15 @@ const ws = subscribeLive(url, (ev) => {
   append(conversationFile(ev), `${JSON.stringify(ev)}\n`, () => child.stdin.end(JSON.stringify(ev)));
 });
 
+// Started as tenexd starts its agents' programs (posix_spawn when it built, as TENEXD_SPAWNER says).
+const spawn = defaultSpawner().spawn;
+
 function start(ev: NostrEvent) {
-  const child = spawn("/bin/sh", [agentScript], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn({ file: "/bin/sh", args: [agentScript], cwd: process.cwd(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
-  child.on("close", () => void answer(ev, out));
+  child.stderr.pipe(process.stderr);
+  child.onEnd(() => void answer(ev, out));
   return child;
 }
 

@@ -26,6 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finalizeEvent, generateSecretKey, getPublicKey } from "nostr-tools/pure";
 import { WebSocketServer, type WebSocket } from "ws";
+import { defaultSpawner, spawnerText } from "../adapters/spawn/spawner-choice.js";
 import type { NostrEvent } from "../src/types.js";
 import { round, type BenchContext } from "./bench-context.js";
 import { realtimeMs } from "./realtime-clock.js";
@@ -281,7 +282,9 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
     const ff = await floorRun(dir, keys, generateSecretKey(), backgrounds, "files");
     const [dw, fw, ffw] = [d.warm[0]!, f.warm[0]!, ff.warm[0]!];
     const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
-    const note = `tenexd as a child process, one command agent (/bin/sh script), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
+    // The daemon and the floor host inherit this process's environment, and with it its choice.
+    const started = `its program started with ${spawnerText(defaultSpawner())}, the floor's too`;
+    const note = `tenexd as a child process, one command agent (/bin/sh script; ${started}), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
     const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 ms): ${stepsText(l.trigger)}` : "";
     const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
     const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned at once and given the event once it is durable, its answer signed, made durable and sent; no conversation state, no index)`;

@@ -260,6 +260,8 @@ export interface DaemonStatus {
   /** What the owner was told about and has not cleared: agents (slugs) and conversations. */
   escalated: { agents: string[]; conversations: string[] };
   catchingUp: boolean;
+  /** How agents' programs are started (chosen at start: posix-spawn or child-process) and, when it is the fallback, why. */
+  spawner: { backend: string; fallback: string | null };
   /** Which verifier checks signatures (chosen at start) and, when it is the fallback, why. */
   verifier: { backend: string; fallback: string | null; poolRunning: boolean; inline: number; pooled: number; poolStarts: number };
   outbox: { pending: number; sent: number; oldestAttempts: number; lastError: string | undefined };

@@ -2,8 +2,9 @@
 // Exit codes: 0 ok, 1 failure, 2 invalid usage or configuration, 3 the project is locked by
 // another running tenexd, 4 .tenex is not writable, 5 no space left for .tenex.
 
-// The error alone (no verifier is loaded with it): every command loads this file.
+// The errors alone (no verifier or spawner is loaded with them): every command loads this file.
 import { VerifierChoiceError } from "../../adapters/verify/errors.js";
+import { SpawnerChoiceError } from "../../adapters/spawn/errors.js";
 // Its own file, not config/index.js: every command loads this one, and the schemas (zod) only some need.
 import { ConfigError } from "../config/errors.js";
 import { OPERATOR_EXIT, operatorFaultOf } from "../operator-faults.js";
@@ -29,7 +30,7 @@ export interface ReportedError {
 
 export function classify(err: unknown): ReportedError {
   if (err instanceof ConfigError) return { code: err.code, message: err.message, exitCode: EXIT.INVALID };
-  if (err instanceof VerifierChoiceError) return { code: "config_invalid", message: err.message, exitCode: EXIT.INVALID };
+  if (err instanceof VerifierChoiceError || err instanceof SpawnerChoiceError) return { code: "config_invalid", message: err.message, exitCode: EXIT.INVALID };
   if (err instanceof CliError) return { code: err.code, message: err.message, exitCode: err.exitCode };
   const operator = operatorFaultOf(err);
   if (operator) return { code: operator.code, message: operator.message, exitCode: operator.exitCode };

@@ -26,6 +26,7 @@ import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
 import { OnDemandIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
+import { chooseSpawner, type SpawnerChoice } from "../../adapters/spawn/spawner-choice.js";
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import { acquirePidLock } from "../pid-lock.js";
@@ -107,6 +108,7 @@ export class Engine {
   private indexWriter: OnDemandIndexWriter | undefined;
   private store: ConversationStore | undefined;
   private verifier: OnDemandVerifier | undefined;
+  private spawner: SpawnerChoice | undefined;
   private relays: Relays | undefined;
   private parts: RouteParts | undefined;
   private loops: EngineLoops | undefined;
@@ -201,6 +203,9 @@ export class Engine {
     this.verifier = new OnDemandVerifier();
     const { backend, fallback } = this.verifier.choice;
     this.logger.info("verifier", { backend, ...(fallback !== undefined ? { fallback } : {}) });
+    // And how agents' programs are started (posix_spawn when its module built, else child_process).
+    const spawner = (this.spawner = chooseSpawner());
+    this.logger.info("spawner", { backend: spawner.backend, ...(spawner.fallback !== undefined ? { fallback: spawner.fallback } : {}) });
     return { index, store };
   }
 
@@ -251,7 +256,7 @@ export class Engine {
       store, queues: this.queues, route, clock: this.clock, logger: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
-      signal: this.abort.signal, entities, active,
+      signal: this.abort.signal, entities, active, spawner: this.spawner!,
       onRun: (state, run) => this.feed.emit({ kind: "run", state, run }),
     });
     route.connect({ runs: runner, outbox, threads });

@@ -86,6 +86,7 @@ export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
       conversations: [...d.escalator.flaggedConversations],
     },
     catchingUp: d.sync.catchingUp,
+    spawner: { backend: d.runner.spawner.backend, fallback: d.runner.spawner.fallback ?? null },
     verifier: { backend: d.verifier.choice.backend, fallback: d.verifier.choice.fallback ?? null, poolRunning: d.verifier.poolRunning, ...d.verifier.stats },
     outbox: d.outbox.status(),
     loops: d.loops.map((l) => ({ ...l.status })),

@@ -95,6 +95,9 @@ describe("reading commands", () => {
     expect(json.status.verifier).toEqual(expect.objectContaining({ backend: "bcrypto-native", fallback: null }));
     expect(json.status.embeddedRelayGuard.verifier).toBe("bcrypto-native");
     expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+ \(verifies with bcrypto-native\)/m);
+    // And how its agents' programs are started.
+    expect(json.status.spawner).toEqual({ backend: "posix-spawn", fallback: null });
+    expect(text.stdout).toMatch(/^agents +runs \d+, failures \d+, running \d+; programs started with posix-spawn$/m);
   });
 
   it("conversations: text table and JSON, with filters", async () => {

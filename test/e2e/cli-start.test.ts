@@ -108,6 +108,24 @@ describe("tenexd CLI", () => {
     expect(start.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("doctor and start say how agents' programs are started; TENEXD_SPAWNER forces the fallback, a wrong value exits 2", () => {
+    const project = join(tmp, "spawner");
+    expect(tenexd("init", "--example", "--project", project).status).toBe(0);
+    const row = (env: NodeJS.ProcessEnv) => {
+      const r = spawnSync(process.execPath, [BIN, "doctor", "--json", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...env } });
+      return { status: r.status, row: (JSON.parse(r.stdout) as { checks: { check: string }[] }).checks.find((c) => c.check === "spawner") };
+    };
+    expect(row({}).row).toEqual({ check: "spawner", ok: true, detail: "posix-spawn" });
+    expect(row({ TENEXD_SPAWNER: "child-process" }).row).toEqual({ check: "spawner", ok: true, detail: "child-process (native spawner not used: TENEXD_SPAWNER=child-process)" });
+    const bad = row({ TENEXD_SPAWNER: "vfork" });
+    expect(bad.status).toBe(2);
+    expect(bad.row).toEqual({ check: "spawner", ok: false, detail: expect.stringContaining("use posix-spawn or child-process") });
+    const start = spawnSync(process.execPath, [BIN, "start", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, TENEXD_SPAWNER: "vfork" } });
+    expect(start.status).toBe(2);
+    expect(start.stderr).toContain("tenexd: TENEXD_SPAWNER=vfork is not a spawner");
+    expect(start.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("an unknown command or option is a usage error (exit 2)", () => {
     const r = tenexd("frobnicate");
     expect(r.status).toBe(2);

@@ -29,6 +29,7 @@ import type { ActiveRun, ActiveRuns, StopMark } from "./active-runs.js";
 import { PublishRefusedError } from "../../../src/errors.js";
 import { LatencyWindow } from "../../../src/latency-window.js";
 import type { RouteTimes } from "../ingest/route.js";
+import { defaultSpawner, type SpawnerChoice } from "../../../adapters/spawn/spawner-choice.js";
 
 /**
  * The way from a trigger to its agent's process, step by step: checked, staged in its
@@ -60,6 +61,8 @@ export interface RunnerDeps {
   entities?: EntityFetcher;
   /** The runs under way (who works where; what a stop request ends). */
   active?: ActiveRuns;
+  /** How programs are started (default: this process's choice, adapters/spawn/spawner-choice.ts). */
+  spawner?: SpawnerChoice;
   /** Told when a run starts and when it ends (the dashboard's live feed). */
   onRun?: (state: "start" | "end", run: RunView | FinishedRun) => void;
 }
@@ -90,8 +93,11 @@ export class AgentRunner {
   readonly latency = { trigger: new LatencyWindow(TRIGGER_STEPS), answer: new LatencyWindow(ANSWER_STEPS) };
   /** Processes started for triggers not yet durable (prepare), by trigger and agent, with their spawn's time. */
   private readonly early = new Map<string, Early>();
+  /** How its programs are started, and why not natively when not (the status shows it). */
+  readonly spawner: SpawnerChoice;
 
   constructor(private readonly d: RunnerDeps) {
+    this.spawner = d.spawner ?? defaultSpawner();
     d.signal.addEventListener("abort", () => {
       for (const e of this.early.values()) e.command.cancel();
       this.early.clear();
@@ -99,16 +105,16 @@ export class AgentRunner {
   }
 
   /**
-   * A trigger is staged, not yet durable: its agent's process is started now, so that the fork
-   * (~2 ms of this process's main thread, and the program's own start after it) runs while the
-   * log syncs the trigger. The program is handed nothing until `trigger`, once the trigger is
+   * A trigger is staged, not yet durable: its agent's process is started now, so that the spawn
+   * (~0.5 ms of this process's main thread with posix_spawn, ~2 ms with a fork) and the program's
+   * own start after it run while the log syncs the trigger. The program is handed nothing until `trigger`, once the trigger is
    * durable (docs/agent-protocol.md); `abandon` stops it if it never is.
    */
   prepare(ev: NostrEvent, agent: CommandAgent): void {
     const key = earlyKey(ev.id, agent.pubkey);
     if (this.d.signal.aborted || this.early.has(key)) return;
     const at = performance.now();
-    const command = startCommand(this.specOf(agent.backend));
+    const command = startCommand(this.specOf(agent.backend), { spawn: this.spawner.spawn });
     this.early.set(key, { command, spawnMs: performance.now() - at });
   }
 
@@ -209,7 +215,7 @@ export class AgentRunner {
     let result: CommandResult;
     try {
       // The process is spawned (unless it was early) and given its input before runCommand returns its promise.
-      const running = runCommand(this.specOf(backend), input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]) }, early?.command);
+      const running = runCommand(this.specOf(backend), input, { signal: AbortSignal.any([this.d.signal, active.controller.signal]), spawn: this.spawner.spawn }, early?.command);
       // Runs resumed at start, or started by the daemon's own events, have no route times: not counted.
       if (times) {
         const handedAt = performance.now();

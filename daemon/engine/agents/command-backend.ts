@@ -3,11 +3,12 @@
 // nonsense is data for the caller to record: runCommand always resolves, never rejects. The
 // process may be started before its input exists (startCommand): see StartedCommand.
 
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { AgentInput } from "../../../src/agent-input.js";
 import { outputRulesFor, parseAgentOutput, type AgentOutput } from "../../../src/agent-output.js";
+import type { AgentProcess, ProgramEnd, SpawnProgram } from "../../../adapters/spawn/agent-process.js";
+import { defaultSpawner } from "../../../adapters/spawn/spawner-choice.js";
 
 export interface CommandSpec {
   /** Program and arguments, run without a shell. */
@@ -25,6 +26,8 @@ export interface RunCommandOptions {
   maxStderrBytes?: number;
   /** Time between SIGTERM and SIGKILL (default 2 s). */
   killGraceMs?: number;
+  /** How the program is started (default: the spawner chosen at start, adapters/spawn/spawner-choice.ts). */
+  spawn?: SpawnProgram;
   /** Stops the program (the daemon is shutting down, the conversation was closed…). */
   signal?: AbortSignal;
 }
@@ -58,8 +61,8 @@ export function agentEnv(extra: Record<string, string> = {}, parent: NodeJS.Proc
 }
 
 /**
- * A program started ahead of its input: its trigger is staged but not yet durable, and the fork
- * (the longest step between a trigger and its agent) runs beside the log's sync. It is handed its
+ * A program started ahead of its input: its trigger is staged but not yet durable, and the
+ * program's start (the spawn, and its runtime loading) runs beside the log's sync. It is handed its
  * input once the trigger is durable (`runCommand` with it), or cancelled if that never happens.
  */
 export interface StartedCommand {
@@ -84,10 +87,10 @@ export function runCommand(spec: CommandSpec, input: AgentInput, opts: RunComman
 export function startCommand(spec: CommandSpec, opts: StartOptions = {}): StartedCommand {
   const [file, ...args] = spec.command;
   if (file === undefined) return notStarted("the command is empty");
-  let child: ChildProcess;
+  let child: AgentProcess;
   try {
-    // Its own process group, so a timeout also stops whatever the program started.
-    child = spawn(file, args, { cwd: spec.cwd, env: agentEnv(spec.env), stdio: "pipe", detached: true });
+    // In its own session and process group, so a timeout also stops whatever the program started.
+    child = (opts.spawn ?? defaultSpawner().spawn)({ file, args, cwd: spec.cwd, env: agentEnv(spec.env) });
   } catch (err) {
     return notStarted(spawnProblem(file, spec.cwd, err));
   }
@@ -110,7 +113,6 @@ function stopwatch() {
   };
 }
 
-type Ending = { code: number | null; signal: NodeJS.Signals | null } | { spawnFailed: string };
 
 /** One spawned program, watched from its spawn: what it prints before its input is kept too. */
 class Supervised implements StartedCommand {
@@ -120,25 +122,21 @@ class Supervised implements StartedCommand {
   private stop: CommandError | undefined;
   private killed: NodeJS.Signals | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
-  private ending: Ending | undefined;
+  private ending: ProgramEnd | undefined;
   private onEnd: (() => void) | undefined;
   private given = false;
 
-  constructor(private readonly child: ChildProcess, file: string, private readonly spec: CommandSpec, opts: StartOptions) {
+  constructor(private readonly child: AgentProcess, private readonly file: string, private readonly spec: CommandSpec, opts: StartOptions) {
     this.stdout = new HeadCapture(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
     this.stderr = new TailCapture(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR);
     this.graceMs = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    child.on("error", (err) => {
-      // After a successful spawn, errors are failed kills: the close event still reports the end.
-      if (child.pid === undefined) this.end({ spawnFailed: spawnProblem(file, spec.cwd, err) });
-    });
-    child.on("close", (code, signal) => this.end({ code, signal }));
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.onEnd((end) => this.end(end));
+    child.stdout.on("data", (chunk: Buffer) => {
       if (!this.stdout.add(chunk)) this.halt("output_too_large", `printed more than ${this.stdout.max} bytes on stdout`);
     });
-    child.stderr!.on("data", (chunk: Buffer) => this.stderr.add(chunk));
+    child.stderr.on("data", (chunk: Buffer) => this.stderr.add(chunk));
     // A program may exit without reading its input: the broken pipe is not the daemon's problem.
-    child.stdin!.on("error", () => undefined);
+    child.stdin.on("error", () => undefined);
   }
 
   run(input: AgentInput, signal?: AbortSignal): Promise<CommandResult> {
@@ -148,7 +146,7 @@ class Supervised implements StartedCommand {
     const timer = setTimeout(() => this.halt("timeout", `timed out after ${this.spec.timeoutMs} ms`), this.spec.timeoutMs);
     const onAbort = () => this.halt("aborted", "aborted by the daemon");
     signal?.addEventListener("abort", onAbort, { once: true });
-    this.child.stdin!.end(`${JSON.stringify(input)}\n`);
+    this.child.stdin.end(`${JSON.stringify(input)}\n`);
     return new Promise((resolve) => {
       const finish = () => {
         clearTimeout(timer);
@@ -163,11 +161,11 @@ class Supervised implements StartedCommand {
   cancel(): void {
     if (this.given) return;
     this.given = true;
-    this.child.stdin!.end();
+    this.child.stdin.end();
     this.halt("aborted", "its trigger was not made durable");
   }
 
-  private end(ending: Ending): void {
+  private end(ending: ProgramEnd): void {
     if (this.ending) return;
     this.ending = ending;
     clearTimeout(this.graceTimer);
@@ -192,7 +190,7 @@ class Supervised implements StartedCommand {
 
   private outcome(clock: Clock, input: AgentInput): CommandResult {
     const ending = this.ending!;
-    if ("spawnFailed" in ending) return clock.fail("spawn_failed", ending.spawnFailed, "");
+    if ("error" in ending) return clock.fail("spawn_failed", spawnProblem(this.file, this.spec.cwd, ending.error), "");
     const err = this.stderr.text();
     if (this.stop) return clock.fail(this.stop.kind, `${this.stop.message}: ${stoppedWith(this.killed, this.graceMs)}`, err);
     if (ending.signal !== null) return clock.fail("exit_code", `was killed by ${ending.signal}${lastLine(err)}`, err);

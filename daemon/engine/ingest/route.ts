@@ -242,10 +242,10 @@ export class InboundRoute {
   /**
    * A trigger's agents' processes start while it is made durable (AgentRunner.prepare): they are
    * given nothing before it is, and stopped if it never is. Started here, as soon as it is
-   * staged, the fork (~2 ms of this thread) runs while the log opens the trigger's file. Started
-   * once the flush had posted its write instead, the program started ~0.8 ms later and had its
-   * input no sooner: a fork holds up this process's other threads too (one asked to write just
-   * before a fork began ~1 ms into it, measured here), so the write waited for it anyway.
+   * staged, the spawn (~0.5 ms of this thread with posix_spawn, adapters/spawn) runs while the log
+   * opens the trigger's file. (With child_process's fork, ~2 ms, starting once the flush had posted
+   * its write was tried: the program started ~0.8 ms later and had its input no sooner, a fork
+   * holding up this process's other threads too.)
    * `alongside`: what else must be durable before they run (an agent's event's own task).
    */
   private async durableRuns(staged: Staged, alongside?: Promise<unknown>): Promise<void> {

@@ -73,7 +73,7 @@ ${fields([
     ["catch-up", catchupText(s, now)],
     ["outbox", `pending ${s.outbox.pending}, sent ${s.outbox.sent}${s.outbox.lastError ? `, last error: ${clip(s.outbox.lastError, 60)}` : ""}`],
     ["verifier", `${s.verifier.backend}${s.verifier.fallback ? ` (native verifier not used: ${s.verifier.fallback})` : ""}${s.verifier.poolRunning ? ", worker pool running" : ""}`],
-    ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}`],
+    ["agents", `runs ${s.agents.runs}, failures ${s.agents.failures}, running ${s.agents.running}${spawnerText(s.spawner)}`],
     ...(s.latency.trigger.runs > 0 ? [["trigger → agent", latencyText(s.latency.trigger)] as [string, string]] : []),
     ...(s.latency.answer.runs + s.latency.publish.runs > 0 ? [["answer → relay", `${latencyText(s.latency.answer)}; ${latencyText(s.latency.publish)}`] as [string, string]] : []),
     ["unread", `threshold ${s.unread.threshold}; over it: ${s.unread.overThreshold.join(", ") || "none"}`],
@@ -111,6 +111,10 @@ function authText(a: DaemonStatus["relays"][number]["auth"]): string {
 }
 
 /** Connections to the embedded relay and what it refused, by reason. */
+// A daemon older than the spawner's choice does not report one.
+const spawnerText = (sp: DaemonStatus["spawner"] | undefined) =>
+  sp === undefined ? "" : `; programs started with ${sp.backend}${sp.fallback ? ` (native spawner not used: ${sp.fallback})` : ""}`;
+
 function embeddedText(url: string, r: NonNullable<DaemonStatus["embeddedRelayGuard"]>): string {
   const refused = Object.entries(r.refused).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
   return `${url}${r.verifier ? ` (verifies with ${r.verifier})` : ""}: ${r.connections} connections (${r.authenticated} authenticated), refused: ${refused || "nothing"}`;

@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "spawn",
+      "sources": ["spawn.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
+    }
+  ]
+}
