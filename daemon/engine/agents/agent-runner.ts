@@ -107,8 +107,9 @@ export class AgentRunner {
   /**
    * A trigger is staged, not yet durable: its agent's process is started now, so that the spawn
    * (~0.5 ms of this process's main thread with posix_spawn, ~2 ms with a fork) and the program's
-   * own start after it run while the log syncs the trigger. The program is handed nothing until `trigger`, once the trigger is
-   * durable (docs/agent-protocol.md); `abandon` stops it if it never is.
+   * own start after it run while the log syncs the trigger. The program is handed nothing until
+   * `trigger`, once the trigger is durable (docs/agent-protocol.md); `abandon` stops it if it
+   * never is.
    */
   prepare(ev: NostrEvent, agent: CommandAgent): void {
     const key = earlyKey(ev.id, agent.pubkey);

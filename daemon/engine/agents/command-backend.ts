@@ -62,8 +62,9 @@ export function agentEnv(extra: Record<string, string> = {}, parent: NodeJS.Proc
 
 /**
  * A program started ahead of its input: its trigger is staged but not yet durable, and the
- * program's start (the spawn, and its runtime loading) runs beside the log's sync. It is handed its
- * input once the trigger is durable (`runCommand` with it), or cancelled if that never happens.
+ * program's start (the spawn, and its runtime loading) runs beside the log's sync. It is handed
+ * its input once the trigger is durable (`runCommand` with it), or cancelled if that never
+ * happens.
  */
 export interface StartedCommand {
   /** Hands the program its input and supervises it to its end; its timeout runs from here. Once. */
@@ -112,7 +113,6 @@ function stopwatch() {
       ({ ok: false, error: { kind, message }, durationMs: durationMs(), stderr }),
   };
 }
-
 
 /** One spawned program, watched from its spawn: what it prints before its input is kept too. */
 class Supervised implements StartedCommand {
