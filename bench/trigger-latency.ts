@@ -268,7 +268,7 @@ async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uin
 }
 
 /** "checked 0.4 / 1.1, staged …": each step's p50 / p99. */
-const stepsText = (l: LatencySummary) => l.steps.map((x) => `${x.step} ${x.p50} / ${x.p99}`).join(", ");
+const stepsText = (l: LatencySummary) => l.steps.map((x) => `${x.step} ${x.p50} / ${x.p99} / ${x.max}`).join(", ");
 
 const ownerKey = (keys: ReturnType<typeof benchKeys>) => Uint8Array.from(Buffer.from(keys.owner.sk, "hex"));
 
@@ -285,8 +285,8 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
     // The daemon and the floor host inherit this process's environment, and with it its choice.
     const started = `its program started with ${spawnerText(defaultSpawner())}, the floor's too`;
     const note = `tenexd as a child process, one command agent (/bin/sh script; ${started}), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
-    const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 ms): ${stepsText(l.trigger)}` : "";
-    const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
+    const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 / max ms): ${stepsText(l.trigger)}` : "";
+    const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 / max ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
     const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned at once and given the event once it is durable, its answer signed, made durable and sent; no conversation state, no index)`;
     const files = `the same host with a file per conversation, as tenexd's log (a flush syncs every file it touched, a new file's directory too)`;
     return [

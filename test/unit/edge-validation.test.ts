@@ -175,3 +175,16 @@ describe("validateInbound: good events of every contract kind", () => {
     expect(validateInbound(sign(newKey(), 1, "note"), LIMITS, [1], NOW).ok).toBe(true);
   });
 });
+
+describe("validateInbound: what it returns", () => {
+  it("a copy: the sender changing its object's tags afterwards changes nothing accepted", () => {
+    const sent = JSON.parse(JSON.stringify(reply([["t", "topic"]]))) as NostrEvent;
+    const r = check(sent);
+    if (!r.ok) throw new Error(r.detail);
+    const before = JSON.stringify(r.event.tags);
+    sent.tags[0]![1] = "changed";
+    sent.tags.push(["p", "0".repeat(64)]);
+    expect(JSON.stringify(r.event.tags)).toBe(before);
+    expect(r.event.tags).toEqual(JSON.parse(before));
+  });
+});
