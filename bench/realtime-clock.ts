@@ -13,14 +13,35 @@
 const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 const RECALIBRATE_MS = 1_000;
 
-// Busy for up to 1 ms (until Date.now() moves to its next millisecond).
+// A tick read more than this after the previous look, or this long after the monotonic read
+// beside it, is refused: the thread was descheduled in between, and the tick may be that far behind.
+const TIGHT_MS = 0.05;
+const MAX_TRIES = 20;
+
+// Busy for ~1 ms a try (until Date.now() moves to its next millisecond). A try whose reads were
+// not back to back is thrown away: on two busy cores a preemption of ~4 ms between the monotonic
+// read and Date.now() made the offset that much too large, and a trigger's spawn came out at
+// -1.87 ms (the spawn with posix_spawn is ~3 ms, no longer far above such an error).
 function offsetMs(): number {
-  const before = Date.now();
-  for (;;) {
-    const t = monotonicMs();
-    const now = Date.now();
-    if (now !== before) return now - t;
+  let best: { offset: number; slack: number } | undefined;
+  for (let i = 0; i < MAX_TRIES; i++) {
+    const before = Date.now();
+    let last = monotonicMs();
+    for (;;) {
+      const t = monotonicMs();
+      const now = Date.now();
+      const after = monotonicMs();
+      if (now === before) {
+        last = after;
+        continue;
+      }
+      const slack = Math.max(t - last, after - t);
+      if (slack < TIGHT_MS) return now - t;
+      if (!best || slack < best.slack) best = { offset: now - t, slack };
+      break;
+    }
   }
+  return best!.offset;
 }
 
 let offset = offsetMs();
