@@ -19,7 +19,8 @@ export const status: Command = {
 Asks the running daemon for its status: uptime, each relay (connected, last event, how far
 behind, reconnects, last error), the back-fill (running, or how the last one ended, and each
 relay whose back-fill could not see everything: why, and when it is tried again), ingest
-counters and rejections by reason, queue depths, the outbox, agent runs and failures, how long
+counters and rejections by reason, queue depths, the outbox, the signature verifier, agent runs
+and failures and how their programs are started (posix-spawn, or child-process and why), how long
 the last runs' steps took (a trigger to its process given its input, an answer to the relays; p50 / p99
 in ms, docs/api.md), unread mail per agent (and who is over limits.unreadThreshold), open and
 stuck orchestrator turns, and the last problems (one row per cause, with how often and since
