@@ -90,39 +90,29 @@ describe("tenexd CLI", () => {
     expect(JSON.parse(doctor.stdout).checks).toContainEqual({ check: "config.json", ok: false, detail: expect.stringContaining("relays[0]") });
   });
 
-  it("doctor and start say which signature verifier runs; TENEXD_VERIFIER forces the fallback, a wrong value exits 2", () => {
-    const project = join(tmp, "verifier");
-    expect(tenexd("init", "--example", "--project", project).status).toBe(0);
-    const row = (env: NodeJS.ProcessEnv) => {
-      const r = spawnSync(process.execPath, [BIN, "doctor", "--json", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...env } });
-      return { status: r.status, row: (JSON.parse(r.stdout) as { checks: { check: string }[] }).checks.find((c) => c.check === "verifier") };
-    };
-    expect(row({}).row).toEqual({ check: "verifier", ok: true, detail: "bcrypto-native" });
-    expect(row({ TENEXD_VERIFIER: "nostr-wasm" }).row).toEqual({ check: "verifier", ok: true, detail: "nostr-wasm (native verifier not used: TENEXD_VERIFIER=nostr-wasm)" });
-    const bad = row({ TENEXD_VERIFIER: "noble" });
-    expect(bad.status).toBe(2);
-    expect(bad.row).toEqual({ check: "verifier", ok: false, detail: expect.stringContaining("use bcrypto-native or nostr-wasm") });
-    const start = spawnSync(process.execPath, [BIN, "start", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, TENEXD_VERIFIER: "noble" } });
-    expect(start.status).toBe(2);
-    expect(start.stderr).toContain("tenexd: TENEXD_VERIFIER=noble is not a verifier");
-    expect(start.stderr).not.toMatch(/\n\s+at /);
-  });
+  // What tenexd start chooses at start, each with an environment variable to force its fallback.
+  const CHOICES = [
+    { check: "verifier", what: "which signature verifier runs", variable: "TENEXD_VERIFIER", native: "bcrypto-native", fallback: "nostr-wasm",
+      forced: "nostr-wasm (native verifier not used: TENEXD_VERIFIER=nostr-wasm)", wrong: "noble", fix: "use bcrypto-native or nostr-wasm", noun: "a verifier" },
+    { check: "spawner", what: "how agents' programs are started", variable: "TENEXD_SPAWNER", native: "posix-spawn", fallback: "child-process",
+      forced: "child-process (native spawner not used: TENEXD_SPAWNER=child-process)", wrong: "vfork", fix: "use posix-spawn or child-process", noun: "a spawner" },
+  ];
 
-  it("doctor and start say how agents' programs are started; TENEXD_SPAWNER forces the fallback, a wrong value exits 2", () => {
-    const project = join(tmp, "spawner");
+  it.each(CHOICES)("doctor and start say $what; $variable forces the fallback, a wrong value exits 2", (c) => {
+    const project = join(tmp, c.check);
     expect(tenexd("init", "--example", "--project", project).status).toBe(0);
     const row = (env: NodeJS.ProcessEnv) => {
       const r = spawnSync(process.execPath, [BIN, "doctor", "--json", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...env } });
-      return { status: r.status, row: (JSON.parse(r.stdout) as { checks: { check: string }[] }).checks.find((c) => c.check === "spawner") };
+      return { status: r.status, row: (JSON.parse(r.stdout) as { checks: { check: string }[] }).checks.find((x) => x.check === c.check) };
     };
-    expect(row({}).row).toEqual({ check: "spawner", ok: true, detail: "posix-spawn" });
-    expect(row({ TENEXD_SPAWNER: "child-process" }).row).toEqual({ check: "spawner", ok: true, detail: "child-process (native spawner not used: TENEXD_SPAWNER=child-process)" });
-    const bad = row({ TENEXD_SPAWNER: "vfork" });
+    expect(row({}).row).toEqual({ check: c.check, ok: true, detail: c.native });
+    expect(row({ [c.variable]: c.fallback }).row).toEqual({ check: c.check, ok: true, detail: c.forced });
+    const bad = row({ [c.variable]: c.wrong });
     expect(bad.status).toBe(2);
-    expect(bad.row).toEqual({ check: "spawner", ok: false, detail: expect.stringContaining("use posix-spawn or child-process") });
-    const start = spawnSync(process.execPath, [BIN, "start", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, TENEXD_SPAWNER: "vfork" } });
+    expect(bad.row).toEqual({ check: c.check, ok: false, detail: expect.stringContaining(c.fix) });
+    const start = spawnSync(process.execPath, [BIN, "start", "--project", project], { encoding: "utf8", timeout: 20_000, env: { ...process.env, [c.variable]: c.wrong } });
     expect(start.status).toBe(2);
-    expect(start.stderr).toContain("tenexd: TENEXD_SPAWNER=vfork is not a spawner");
+    expect(start.stderr).toContain(`tenexd: ${c.variable}=${c.wrong} is not ${c.noun}`);
     expect(start.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -56,7 +56,11 @@ export async function runChecks(projectDir: string, env = process.env): Promise<
 }
 
 async function configChecks(projectDir: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  const checks: Check[] = [nodeCheck(), verifierCheck(env), spawnerCheck(env)];
+  const checks: Check[] = [
+    nodeCheck(),
+    choiceCheck("verifier", () => choiceText(chooseVerifier(env)), VerifierChoiceError),
+    choiceCheck("spawner", () => spawnerText(chooseSpawner(env)), SpawnerChoiceError),
+  ];
   let files: ProjectFiles;
   try {
     files = await readProjectFiles(projectDir);
@@ -114,24 +118,17 @@ function nodeCheck(): Check {
 }
 
 /**
- * The signature verifier tenexd start would choose. The fallback (nostr-wasm) passes: it verifies
- * every event too, ~4.7× slower than bcrypto's native one; the row says why it was passed over.
+ * What tenexd start would choose, in one row: the signature verifier (its fallback, nostr-wasm,
+ * passes: it verifies every event too, ~4.7× slower than bcrypto's native one) and how agents'
+ * programs are started (the fallback, child-process, passes: a fork, ~2 ms a program instead of
+ * ~0.5). The row says why the native one was passed over; an environment variable naming no
+ * choice fails it, as it stops tenexd start.
  */
-function verifierCheck(env: NodeJS.ProcessEnv): Check {
+function choiceCheck(check: string, choose: () => string, refused: typeof VerifierChoiceError | typeof SpawnerChoiceError): Check {
   try {
-    return { check: "verifier", ok: true, detail: choiceText(chooseVerifier(env)) };
+    return { check, ok: true, detail: choose() };
   } catch (err) {
-    if (err instanceof VerifierChoiceError) return { check: "verifier", ok: false, detail: err.message };
-    throw err;
-  }
-}
-
-/** How tenexd start would start agents' programs. The fallback (child-process) passes: it forks, ~2 ms a program instead of ~0.5. */
-function spawnerCheck(env: NodeJS.ProcessEnv): Check {
-  try {
-    return { check: "spawner", ok: true, detail: spawnerText(chooseSpawner(env)) };
-  } catch (err) {
-    if (err instanceof SpawnerChoiceError) return { check: "spawner", ok: false, detail: err.message };
+    if (err instanceof refused) return { check, ok: false, detail: err.message };
     throw err;
   }
 }
