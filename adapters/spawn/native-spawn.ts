@@ -35,6 +35,7 @@ const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
 
 function nativeSpawn(addon: Addon, req: ProgramRequest): AgentProcess {
+  refuseNul(req);
   const path = findProgram(req.file, req.cwd, req.env.PATH);
   if (typeof path !== "string") throw path;
   const envp = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
@@ -45,6 +46,20 @@ function nativeSpawn(addon: Addon, req: ProgramRequest): AgentProcess {
   const [pid, stdin, stdout, stderr] = r as [number, number, number, number];
   started = new NativeProcess(pid, stdin, stdout, stderr);
   return started;
+}
+
+// C strings end at a NUL: "a\0b" would reach the program as "a". Refused, as child_process refuses it.
+function refuseNul(req: ProgramRequest): void {
+  const named: [string, string][] = [
+    ["file", req.file], ["cwd", req.cwd], ...req.args.map((a, i): [string, string] => [`args[${i}]`, a]),
+    ...Object.entries(req.env).flatMap(([k, v]): [string, string][] => [[`env name ${k}`, k], [`env['${k}']`, v]]),
+  ];
+  for (const [what, value] of named) {
+    if (!value.includes("\0")) continue;
+    const err: NodeJS.ErrnoException = new TypeError(`${what} must be a string without null bytes`);
+    err.code = "ERR_INVALID_ARG_VALUE";
+    throw err;
+  }
 }
 
 class NativeProcess implements AgentProcess {

@@ -281,6 +281,14 @@ describe.each(SPAWNERS)("runCommand, programs started with %s", (name, spawn) =>
     expect(err).toEqual({ kind: "spawn_failed", message: `cannot start ${JSON.stringify(file)}: permission denied (is it executable?)` });
   });
 
+  it("refuses an argument or a variable holding a NUL (a C string would end there) as spawn_failed", async () => {
+    for (const bad of [{ command: ["/bin/echo", "a\0b"] }, { command: ["/bin/echo"], env: { X: "a\0b" } }]) {
+      const err = failure(await run({ cwd, timeoutMs: 1_000, ...bad }, scene().inputFor("coder")));
+      expect(err.kind).toBe("spawn_failed");
+      expect(err.message).toMatch(/without null bytes/);
+    }
+  });
+
   it("names the signal that ended a program", async () => {
     const r = await run({ command: ["/bin/sh", "-c", "kill -KILL $$"], cwd, timeoutMs: 5_000 }, scene().inputFor("coder"));
     expect(failure(r)).toEqual({ kind: "exit_code", message: "was killed by SIGKILL" });
