@@ -289,6 +289,33 @@ describe.each(SPAWNERS)("runCommand, programs started with %s", (name, spawn) =>
     }
   });
 
+  it("runs 40 programs at once, each started early or not, and leaves no descriptor of theirs open", async () => {
+    // What the tests before left closing (their programs' pipes) settles first.
+    const fds = () => readdirSync("/proc/self/fd").length;
+    let before = fds();
+    for (let still = 0; still < 3; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = fds();
+      still = now === before ? still + 1 : 0;
+      before = now;
+    }
+    const script = `cat > /dev/null; echo '{"reply":"ok"}'`;
+    const runs = Array.from({ length: 40 }, (_, i) => {
+      const s: CommandSpec = { command: ["/bin/sh", "-c", i % 4 === 3 ? "exit 0" : script], cwd, timeoutMs: 10_000 };
+      // Some started ahead of their input, some cancelled before it, some run at once.
+      if (i % 4 === 1) return run(s, scene().inputFor("coder"), {}, start(s));
+      if (i % 4 === 2) {
+        start(s).cancel();
+        return Promise.resolve(undefined);
+      }
+      return run(s, scene().inputFor("coder"));
+    });
+    const results = await Promise.all(runs);
+    expect(results.filter((r) => r?.ok).length).toBe(20);
+    expect(results.filter((r) => r && !r.ok).map((r) => !r!.ok && r!.error.kind)).toEqual(Array(10).fill("bad_output"));
+    await expect.poll(fds, { timeout: 5_000 }).toBe(before);
+  });
+
   it("names the signal that ended a program", async () => {
     const r = await run({ command: ["/bin/sh", "-c", "kill -KILL $$"], cwd, timeoutMs: 5_000 }, scene().inputFor("coder"));
     expect(failure(r)).toEqual({ kind: "exit_code", message: "was killed by SIGKILL" });
