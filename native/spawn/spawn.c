@@ -1,4 +1,4 @@
-// posix_spawn for tenexd's agent programs (adapters/spawn/native-spawner.ts).
+// posix_spawn for tenexd's agent programs (adapters/spawn/native-spawn.ts).
 //
 // Why: Node's child_process (libuv 1.46) starts a program with fork(), which copies the page
 // tables of the whole daemon (1.8-2.1 ms at ~100 MB resident here) and stalls its other threads
@@ -10,8 +10,8 @@
 // (exec's error comes back from posix_spawn itself). The program gets its own session (so its
 // whole group can be signalled), every signal at its default and none blocked (Node ignores
 // SIGPIPE, and an ignored signal stays ignored across exec), and (glibc 2.34 or newer) no
-// descriptor but its three pipes. A thread per program waits for its
-// end and calls onExit(code, signal) on the JS thread.
+// descriptor but its three pipes. A thread per program waits for its end and calls
+// onExit(code, signal) on the JS thread.
 
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -92,7 +92,10 @@ static int start(const char *path, char **argv, char **envp, const char *cwd, pi
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
-  // dup2 clears close-on-exec on the copies; the originals close at exec.
+  // dup2 clears close-on-exec on the copies (on the fd itself when a daemon that had closed 0
+  // got it back as stdin's read end); the originals close at exec. No dup2 below overwrites a
+  // later one's source: pipe2 hands out the lowest free fds and stdin's pipe is made first, so
+  // stdout's and stderr's write ends are never below the targets dup'd before them.
   posix_spawn_file_actions_adddup2(&actions, pipes[0][0], 0);
   posix_spawn_file_actions_adddup2(&actions, pipes[1][1], 1);
   posix_spawn_file_actions_adddup2(&actions, pipes[2][1], 2);
