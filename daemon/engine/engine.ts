@@ -108,7 +108,8 @@ export class Engine {
   private indexWriter: OnDemandIndexWriter | undefined;
   private store: ConversationStore | undefined;
   private verifier: OnDemandVerifier | undefined;
-  private spawner: SpawnerChoice | undefined;
+  /** How agents' programs are started; a TENEXD_SPAWNER naming none stops the start before anything is touched. */
+  private readonly spawner: SpawnerChoice = chooseSpawner();
   private relays: Relays | undefined;
   private parts: RouteParts | undefined;
   private loops: EngineLoops | undefined;
@@ -199,13 +200,12 @@ export class Engine {
       onDurable: (conv, records) => this.parts?.metadata.durable(conv, records),
     }));
     await store.init(index.openTurnConversations());
-    // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm).
+    // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm); the
+    // spawner (posix_spawn when its module built, else child_process) when the engine was made.
     this.verifier = new OnDemandVerifier();
-    const { backend, fallback } = this.verifier.choice;
-    this.logger.info("verifier", { backend, ...(fallback !== undefined ? { fallback } : {}) });
-    // And how agents' programs are started (posix_spawn when its module built, else child_process).
-    const spawner = (this.spawner = chooseSpawner());
-    this.logger.info("spawner", { backend: spawner.backend, ...(spawner.fallback !== undefined ? { fallback: spawner.fallback } : {}) });
+    for (const [what, { backend, fallback }] of [["verifier", this.verifier.choice], ["spawner", this.spawner]] as const) {
+      this.logger.info(what, { backend, ...(fallback !== undefined ? { fallback } : {}) });
+    }
     return { index, store };
   }
 
@@ -256,7 +256,7 @@ export class Engine {
       store, queues: this.queues, route, clock: this.clock, logger: this.logger,
       cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
       nameOf: (pk) => authorName(project.info, pk),
-      signal: this.abort.signal, entities, active, spawner: this.spawner!,
+      signal: this.abort.signal, entities, active, spawner: this.spawner,
       onRun: (state, run) => this.feed.emit({ kind: "run", state, run }),
     });
     route.connect({ runs: runner, outbox, threads });
