@@ -18,7 +18,6 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { matchFilters, type Filter } from "nostr-tools/filter";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
-import { eventObjectBytes } from "../adapters/nostr/event-frame-bytes.js";
 import { LiveBacklog } from "../adapters/nostr/live-backlog.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
@@ -52,15 +51,7 @@ function threadCpu(): Map<string, number> {
   return out;
 }
 
-interface Frame {
-  text: string;
-  bytes: Buffer;
-}
-
-const frames = (events: readonly unknown[]): Frame[] => events.map((ev) => {
-  const text = JSON.stringify(["EVENT", "live", ev]);
-  return { text, bytes: Buffer.from(text) };
-});
+const frames = (events: readonly unknown[]) => events.map((ev) => JSON.stringify(["EVENT", "live", ev]));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function main(): Promise<void> {
@@ -89,24 +80,24 @@ async function main(): Promise<void> {
   const filters = projectFilters(audienceOf(info)) as Filter[];
   let settled = 0;
   let refused = 0;
-  const backlog = new LiveBacklog((ev, url, sent) => {
-    void route.fromRelay(ev, url, false, false, sent).then((o) => {
+  const backlog = new LiveBacklog((ev, url) => {
+    void route.fromRelay(ev, url, false, false).then((o) => {
       settled++;
       if (o.status !== "accepted") refused++;
     });
   });
-  // As live-subscription.ts takes a frame off the socket (ws has made its text of its bytes).
-  const onFrame = ({ text, bytes }: Frame) => {
+  // As live-subscription.ts takes a frame off the socket.
+  const onFrame = (text: string) => {
     const msg = JSON.parse(text) as unknown[];
     const ev = msg[2] as Parameters<typeof matchFilters>[1];
-    if (msg[0] === "EVENT" && matchFilters(filters, ev)) backlog.add(ev, "ws://bench", eventObjectBytes(bytes, msg));
+    if (msg[0] === "EVENT" && matchFilters(filters, ev)) backlog.add(ev, "ws://bench");
   };
-  const phase = async (texts: readonly Frame[]): Promise<PhaseCpu> => {
+  const phase = async (texts: readonly string[]): Promise<PhaseCpu> => {
     const target = settled + texts.length;
     const before = threadCpu();
     const started = performance.now();
     for (let i = 0; i < texts.length; i += FRAMES_PER_TURN) {
-      for (const frame of texts.slice(i, i + FRAMES_PER_TURN)) onFrame(frame);
+      for (const text of texts.slice(i, i + FRAMES_PER_TURN)) onFrame(text);
       await nextTurn();
     }
     while (settled < target) await new Promise((resolve) => setTimeout(resolve, 2));

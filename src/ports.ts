@@ -27,10 +27,9 @@ export interface ConversationLog {
    * As `append`, resolving also with the records' lines as the log wrote them (UTF-8 JSON, joined
    * by "\n", no last newline): what the index's thread is sent in place of the records (IndexItem.lines).
    * A log that writes no lines leaves it out. `writing`, if given, is told when the lines are
-   * being written (a log that cannot tell may never call it). `sent`: the bytes an event record's
-   * event came in, written in place of serializing it again (a log may ignore them).
+   * being written (a log that cannot tell may never call it).
    */
-  appendWithLines?(conversationId: string, records: readonly LogRecord[], urgent?: boolean, writing?: WritingNotice, sent?: SentEvent): Promise<{ end: number; lines: Uint8Array }>;
+  appendWithLines?(conversationId: string, records: readonly LogRecord[], urgent?: boolean, writing?: WritingNotice): Promise<{ end: number; lines: Uint8Array }>;
   /**
    * Records of one conversation in order, those with `n > afterN` (default: all). A torn last
    * line is repaired (cut off and kept aside), never returned; so is a damaged line anywhere
@@ -150,15 +149,6 @@ export interface IndexApplier {
  */
 export type WritingNotice = (end: number, lines: Uint8Array) => void;
 
-/**
- * An event and the bytes of its JSON object as its relay sent them (src/edge/sent-bytes.ts has
- * checked that they hold nothing but the event): its record's line can splice them in.
- */
-export interface SentEvent {
-  ev: NostrEvent;
-  bytes: Uint8Array;
-}
-
 /** Derived SQLite index: rebuildable from the logs at any time. */
 export interface ConversationIndex {
   /**
@@ -215,21 +205,17 @@ export interface QueryEnd {
 /** The relays, as the domain needs them. */
 export interface RelayGateway {
   /**
-   * Live subscription; `onEvent` gets every event with its relay url, and the bytes of its JSON
-   * object as the relay sent them when the gateway has them (the log may write them as they are).
-   * `urgent`: events handed on ahead of the others received before them (none of their
-   * conversation among those).
+   * Live subscription; `onEvent` gets every event with its relay url. `urgent`: events handed on
+   * ahead of the others received before them (none of their conversation among those).
    */
-  subscribe(
-    filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string, sent?: Uint8Array) => void, urgent?: (ev: NostrEvent) => boolean,
-  ): RelaySubscription;
+  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void, urgent?: (ev: NostrEvent) => boolean): RelaySubscription;
   /** One-shot fetch (resolves at EOSE from every relay or on timeout). */
   fetch(filters: RelayFilter[], timeoutMs?: number): Promise<NostrEvent[]>;
   /**
    * The events `relay` holds matching `filters`, streamed to `onEvent` as they arrive, unchecked
    * (the caller validates and verifies them). Resolves at EOSE or when the query ends early.
    */
-  query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown, sent?: Uint8Array) => void, timeoutMs: number): Promise<QueryEnd>;
+  query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown) => void, timeoutMs: number): Promise<QueryEnd>;
   /** Publish; resolves with the relays that accepted it (OK true). */
   publish(ev: NostrEvent): Promise<string[]>;
 }

@@ -8,7 +8,7 @@ import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import PQueue from "p-queue";
 import { NotFoundError } from "../../src/errors.js";
-import type { ConversationLog, LogEnd, SentEvent, WholeLog, WritingNotice } from "../../src/ports.js";
+import type { ConversationLog, LogEnd, WholeLog, WritingNotice } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
@@ -81,8 +81,8 @@ export class FileConversationLog implements ConversationLog {
     return this.refusal(conversationId) ?? this.writer.append(conversationId, records, urgent);
   }
 
-  appendWithLines(conversationId: string, records: readonly LogRecord[], urgent = false, writing?: WritingNotice, sent?: SentEvent): Promise<{ end: number; lines: Uint8Array }> {
-    return this.refusal(conversationId) ?? this.writer.appendWithLines(conversationId, records, urgent, writing, sent);
+  appendWithLines(conversationId: string, records: readonly LogRecord[], urgent = false, writing?: WritingNotice): Promise<{ end: number; lines: Uint8Array }> {
+    return this.refusal(conversationId) ?? this.writer.appendWithLines(conversationId, records, urgent, writing);
   }
 
   // An id that cannot name a file, or a closed log: the append is refused as a rejected promise.

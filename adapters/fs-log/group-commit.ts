@@ -22,7 +22,7 @@ import type { FileOps } from "./file-ops.js";
 import type { FileTable, OpenLog } from "./file-table.js";
 import { encodeRecords } from "./record-line.js";
 import type { WriterStats } from "../../src/daemon-status.js";
-import type { SentEvent, WritingNotice } from "../../src/ports.js";
+import type { WritingNotice } from "../../src/ports.js";
 
 // `reads`: opens of files to read, by file, run at once (see exclusiveFor); `passed`: a group
 // of reads went ahead of this batch; `opening`: its new files, opened before its turn (openEarly).
@@ -81,9 +81,9 @@ export class GroupCommitWriter {
    * As append, resolving also with the lines written (ConversationLog.appendWithLines); `writing`
    * is told when they are being written, with where they will end (none are for no records).
    */
-  appendWithLines(id: string, records: readonly LogRecord[], urgent = false, writing?: WritingNotice, sent?: SentEvent): Promise<{ end: number; lines: Uint8Array }> {
+  appendWithLines(id: string, records: readonly LogRecord[], urgent = false, writing?: WritingNotice): Promise<{ end: number; lines: Uint8Array }> {
     if (records.length === 0) return this.exclusive(async () => ({ end: await this.sizeOf(id), lines: new Uint8Array(0) }));
-    return this.enqueue(id, records, urgent, (lines, resolve) => (end) => resolve({ end, lines }), writing, sent);
+    return this.enqueue(id, records, urgent, (lines, resolve) => (end) => resolve({ end, lines }), writing);
   }
 
   // `settle`: what the append resolves with once its lines are durable at `end` (the plain
@@ -92,18 +92,17 @@ export class GroupCommitWriter {
     id: string, records: readonly LogRecord[], urgent: boolean,
     settle: (bytes: Buffer, resolve: (value: T) => void) => (end: number) => void,
     writing?: WritingNotice,
-    sent?: SentEvent,
   ): Promise<T> {
     let encoded: ReturnType<typeof encodeRecords>;
     try {
-      encoded = encodeRecords(records, sent);
+      encoded = encodeRecords(records);
     } catch (e) {
       // JSON.stringify throws on a BigInt or a cycle: the caller's bug, reported as such.
       return Promise.reject(new InvalidRecordError(id, e instanceof Error ? e.message : String(e)));
     }
     if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
     return new Promise((resolve, reject) => {
-      const { bytes } = encoded;
+      const bytes = Buffer.from(encoded.text);
       const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve: settle(bytes, resolve), reject, writing };
       // A file gathering for an express flush takes every append to it: they stay in order.
       const express = this.gathering?.batch.get(id);

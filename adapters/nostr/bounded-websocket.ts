@@ -9,8 +9,8 @@ import { WebSocket, type ClientOptions } from "ws";
 // and neither NDK nor the gateway's reconnector tries again while a connection is in flight.
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
-/** Takes an EVENT frame (`["EVENT",…`) a relay sent on one of the daemon's sockets: its text, and its bytes. */
-export type EventFrameTap = (text: string, bytes: Buffer) => void;
+/** Takes the text of an EVENT frame (`["EVENT",…`) a relay sent on one of the daemon's sockets. */
+export type EventFrameTap = (text: string) => void;
 
 // By relay url (normalized): the taps of the live subscriptions on that relay's sockets.
 const taps = new Map<string, Set<EventFrameTap>>();
@@ -69,7 +69,7 @@ export class BoundedWebSocket extends WebSocket {
       const set = Buffer.isBuffer(data) && isEventFrame(data) ? taps.get((this.tapKey ??= urlKey(this.url))) : undefined;
       if (set && set.size > 0) {
         const text = (data as Buffer).toString();
-        for (const tap of set) tap(text, data as Buffer);
+        for (const tap of set) tap(text);
         return true;
       }
     }

@@ -18,8 +18,6 @@ const MAX_WAITING = 5_000;
 interface Waiting {
   ev: NostrEvent;
   url: string;
-  /** The bytes of the event's object in the relay's frame, if known. */
-  sent: Uint8Array | undefined;
   conv: string | undefined;
 }
 
@@ -33,7 +31,7 @@ export class LiveBacklog {
   private scheduled = false;
 
   constructor(
-    private readonly deliver: (ev: NostrEvent, url: string, sent: Uint8Array | undefined) => void,
+    private readonly deliver: (ev: NostrEvent, url: string) => void,
     private readonly urgent?: (ev: NostrEvent) => boolean,
   ) {}
 
@@ -41,17 +39,17 @@ export class LiveBacklog {
     return this.waiting.length - this.head;
   }
 
-  add(ev: NostrEvent, url: string, sent?: Uint8Array): void {
+  add(ev: NostrEvent, url: string): void {
     const conv = conversationOf(ev);
     // A trickle is handed on in the turn it was read; so is an urgent event with nothing of
     // its conversation waiting.
     const now = this.size === 0 ? this.handed < SLICE : this.urgent?.(ev) === true && !(conv !== undefined && this.perConversation.has(conv));
     if (now) {
       this.count();
-      this.deliver(ev, url, sent);
+      this.deliver(ev, url);
       return;
     }
-    this.waiting.push({ ev, url, sent, conv });
+    this.waiting.push({ ev, url, conv });
     if (conv !== undefined) this.perConversation.set(conv, (this.perConversation.get(conv) ?? 0) + 1);
     while (this.size > MAX_WAITING) this.next();
     this.schedule();
@@ -77,7 +75,7 @@ export class LiveBacklog {
       this.waiting = this.waiting.slice(this.head);
       this.head = 0;
     }
-    this.deliver(w.ev, w.url, w.sent);
+    this.deliver(w.ev, w.url);
   }
 
   private schedule(): void {

@@ -11,14 +11,12 @@ import type { RelayFilter, RelaySubscription } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { matchFilters, type Filter } from "nostr-tools/filter";
 import { tapEventFrames } from "./bounded-websocket.js";
-import { eventObjectBytes } from "./event-frame-bytes.js";
 import { LiveBacklog } from "./live-backlog.js";
 import type { RelayLink } from "./relay-links.js";
 import { openRelaySub } from "./relay-sub.js";
 
 export interface LiveSubscriptionHooks {
-  /** `sent`: the bytes of the event's object in the relay's frame (event-frame-bytes.ts), when found. */
-  onEvent(ev: NostrEvent, url: string, sent?: Uint8Array): void;
+  onEvent(ev: NostrEvent, url: string): void;
   /** Handed on at once, ahead of the events waiting (when none of its conversation is among them). */
   urgent?(ev: NostrEvent): boolean;
   onClosedByRelay(url: string, reason: string): void;
@@ -41,11 +39,11 @@ export class LiveSubscription implements RelaySubscription {
     private readonly filters: RelayFilter[],
     private readonly hooks: LiveSubscriptionHooks,
   ) {
-    this.backlog = new LiveBacklog((ev, url, sent) => {
-      if (!this.closed) hooks.onEvent(ev, url, sent);
+    this.backlog = new LiveBacklog((ev, url) => {
+      if (!this.closed) hooks.onEvent(ev, url);
     }, hooks.urgent);
     for (const link of links) {
-      this.untaps.set(link.url, tapEventFrames(link.url, (text, bytes) => this.frame(text, bytes, link.url)));
+      this.untaps.set(link.url, tapEventFrames(link.url, (text) => this.frame(text, link.url)));
       this.open(link);
     }
   }
@@ -99,7 +97,7 @@ export class LiveSubscription implements RelaySubscription {
    * cannot read (tags not an array…) is dropped there, as NDK dropped it; anything else malformed
    * goes on, for the edge checks to count.
    */
-  private frame(text: string, bytes: Buffer, url: string): void {
+  private frame(text: string, url: string): void {
     if (this.closed) return;
     let msg: unknown;
     try {
@@ -115,7 +113,7 @@ export class LiveSubscription implements RelaySubscription {
     } catch {
       matches = false;
     }
-    if (matches) this.backlog.add(ev, url, eventObjectBytes(bytes, msg));
+    if (matches) this.backlog.add(ev, url);
   }
 
   private open(link: RelayLink): void {

@@ -91,13 +91,13 @@ export class NdkGateway implements RelayGateway {
    * then: give live-only filters `limit: 0` and back-fill from onReconnect. NDK also hands a
    * subscription matching events that arrive for a concurrent fetch on the same relay.
    */
-  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string, sent?: Uint8Array) => void, urgent?: (ev: NostrEvent) => boolean): RelaySubscription {
+  subscribe(filters: RelayFilter[], onEvent: (ev: NostrEvent, relay: string) => void, urgent?: (ev: NostrEvent) => boolean): RelaySubscription {
     this.assertOpen();
     const sub = new LiveSubscription(this.ndk, this.links, filters, {
       ...(urgent ? { urgent } : {}),
-      onEvent: (ev, url, sent) => {
+      onEvent: (ev, url) => {
         this.health_.event(url, this.clock.now());
-        onEvent(ev, url, sent);
+        onEvent(ev, url);
       },
       onClosedByRelay: (url, reason) => {
         // Sent before our AUTH was answered: NDK sends the REQ again once the relay accepted it
@@ -121,15 +121,15 @@ export class NdkGateway implements RelayGateway {
     return fetchFromRelays(connected, filters, remaining, (url, f, onEvent, ms) => this.query(url, f, onEvent, ms));
   }
 
-  async query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown, sent?: Uint8Array) => void, timeoutMs: number): Promise<QueryEnd> {
+  async query(relay: string, filters: RelayFilter[], onEvent: (ev: unknown) => void, timeoutMs: number): Promise<QueryEnd> {
     this.assertOpen();
     if (!this.links.some((l) => l.url === relay)) return { complete: false, reason: `${relay} is not a configured relay` };
     let conn = this.queries.get(relay);
     if (!conn) this.queries.set(relay, (conn = this.queryConnection(relay)));
     let delivered = 0;
-    const end = await conn.query(filters, (ev, sent) => {
+    const end = await conn.query(filters, (ev) => {
       delivered++;
-      onEvent(ev, sent);
+      onEvent(ev);
     }, timeoutMs);
     if (delivered > 0) this.health_.event(relay, this.clock.now());
     if (!end.complete) this.health_.error(relay, `query: ${end.reason ?? "incomplete"}`, this.clock.now());

@@ -7,11 +7,10 @@
 import { WebSocket } from "ws";
 import type { QueryEnd, RelayFilter, Signer } from "../../src/ports.js";
 import { AuthAnswer, type AuthAnswerHooks } from "./auth-answer.js";
-import { eventObjectBytes } from "./event-frame-bytes.js";
 
 interface OpenQuery {
   frame: string;
-  onEvent: (ev: unknown, sent?: Uint8Array) => void;
+  onEvent: (ev: unknown) => void;
   finish: (end: QueryEnd) => void;
   /** Sent again once after the relay refused it with `auth-required:`. */
   retried: boolean;
@@ -49,7 +48,7 @@ export class QueryConnection {
    * Sends one REQ; `onEvent` gets each stored event as it arrives (unchecked). Resolves at EOSE,
    * or incomplete on CLOSED, a dropped connection or the timeout. Never rejects.
    */
-  async query(filters: RelayFilter[], onEvent: (ev: unknown, sent?: Uint8Array) => void, timeoutMs: number): Promise<QueryEnd> {
+  async query(filters: RelayFilter[], onEvent: (ev: unknown) => void, timeoutMs: number): Promise<QueryEnd> {
     let ws: WebSocket;
     try {
       ws = await this.connect();
@@ -92,7 +91,7 @@ export class QueryConnection {
         this.opening = undefined;
         resolve(ws);
       });
-      ws.on("message", (data) => this.onMessage(ws, data.toString(), data));
+      ws.on("message", (data) => this.onMessage(ws, data.toString()));
       ws.on("error", (err: Error & { code?: string }) => {
         // A frame over maxPayload: ws closes the connection; the queries end with the reason.
         if (err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") this.tooLarge = true;
@@ -116,7 +115,7 @@ export class QueryConnection {
     return this.opening;
   }
 
-  private onMessage(ws: WebSocket, text: string, data: unknown): void {
+  private onMessage(ws: WebSocket, text: string): void {
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -133,7 +132,7 @@ export class QueryConnection {
     const id = msg[1];
     const q = this.open.get(id);
     if (!q) return;
-    if (msg[0] === "EVENT") q.onEvent(msg[2], Buffer.isBuffer(data) ? eventObjectBytes(data, msg) : undefined);
+    if (msg[0] === "EVENT") q.onEvent(msg[2]);
     else if (msg[0] === "EOSE") q.finish({ complete: true });
     else if (msg[0] === "CLOSED") void this.closedByRelay(ws, id, q, String(msg[2] ?? ""));
   }

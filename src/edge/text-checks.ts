@@ -12,13 +12,6 @@ export const hasNul = (s: string): boolean => s.includes("\u0000");
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 export const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
 
-/** UTF-16 units in an event's content and tags (entries, plus 4 per entry for quotes and comma). */
-export function textUnits(ev: { content: string; tags: readonly (readonly string[])[] }): number {
-  let units = ev.content.length;
-  for (const tag of ev.tags) for (const entry of tag) units += entry.length + 4;
-  return units;
-}
-
 /** A short, printable quote of untrusted text for a rejection detail (never the whole thing). */
 export function quote(value: unknown, max = 40): string {
   const s = typeof value === "string" ? value : String(value);

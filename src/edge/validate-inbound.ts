@@ -6,7 +6,7 @@ import { HEX64, type NostrEvent } from "../types.js";
 import { readEnvelope, tagsShapeProblem } from "./envelope.js";
 import type { RejectReason } from "./reject-reason.js";
 import { tagRuleViolation } from "./tag-rules.js";
-import { hasLoneSurrogate, hasNul, quote, textUnits, utf8Bytes } from "./text-checks.js";
+import { hasLoneSurrogate, hasNul, quote, utf8Bytes } from "./text-checks.js";
 
 export interface Limits {
   /** The serialized event (the JSON object with its seven fields), in UTF-8 bytes. */
@@ -92,6 +92,13 @@ function copyTags(tags: readonly string[][]): string[][] {
   const out: string[][] = [];
   for (const t of tags) out.push(t.slice());
   return out;
+}
+
+/** UTF-16 units in the content and the tags (entries, plus 4 per entry for quotes and comma). */
+function textUnits(ev: NostrEvent): number {
+  let units = ev.content.length;
+  for (const tag of ev.tags) for (const entry of tag) units += entry.length + 4;
+  return units;
 }
 
 function createdAtProblem(createdAt: number, nowSecs: number): string | undefined {

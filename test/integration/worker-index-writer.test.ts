@@ -270,5 +270,5 @@ describe("OnDemandIndexWriter", () => {
 function linesOf(records: readonly LogRecord[]): Uint8Array {
   const encoded = encodeRecords(records);
   if (typeof encoded === "string") throw new Error(encoded);
-  return encoded.bytes;
+  return Buffer.from(encoded.text);
 }

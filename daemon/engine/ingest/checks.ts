@@ -6,7 +6,6 @@
 
 import { conversationIdOf } from "../../../src/conversation-of.js";
 import { placeEvent, placedBeforeSignature } from "../../../src/edge/placement.js";
-import { sentBytesFor } from "../../../src/edge/sent-bytes.js";
 import { validateInbound, type Limits } from "../../../src/edge/validate-inbound.js";
 import { isConversationKind, KNOWN_KINDS } from "../../../src/kinds.js";
 import type { Clock } from "../../../src/ports.js";
@@ -33,8 +32,6 @@ export interface IngestOptions {
   quiet?: boolean;
   /** Nobody waits for this one (a back-fill's): it never takes the urgent lane, and a reply met before its root is handed back (deferred). */
   bulk?: boolean;
-  /** The bytes of the event's JSON object as the relay sent them (adapters/nostr/event-frame-bytes.ts). */
-  sent?: Uint8Array;
 }
 
 /** An event that passed every check, and the conversation it belongs to. */
@@ -44,8 +41,6 @@ export interface Checked {
   conversationId: string;
   /** It may set an agent to work, or the daemon publishes it: the route's priority lane (src/trigger-hint.ts). */
   urgent: boolean;
-  /** The bytes it came in, when the log may write them as they are (src/edge/sent-bytes.ts). */
-  sent: Uint8Array | undefined;
 }
 
 export interface ChecksDeps {
@@ -93,7 +88,7 @@ export class InboundChecks {
     const { conversationId } = placed;
     const refused = refusal(ev, this.d.project);
     if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
-    return { status: "checked", ev, conversationId, urgent, sent: sentBytesFor(raw, ev, opts.sent) };
+    return { status: "checked", ev, conversationId, urgent };
   }
 
   /**

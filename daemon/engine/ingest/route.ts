@@ -97,12 +97,9 @@ export class InboundRoute {
     this.exits = exits;
   }
 
-  /**
-   * relay: an event a relay delivered; `quiet`: history, no agent runs; `bulk`: nobody waits for
-   * it; `sent`: the bytes of its JSON object as the relay sent them.
-   */
-  readonly fromRelay = (raw: unknown, relay: string | undefined, quiet: boolean, bulk: boolean, sent?: Uint8Array): Promise<IngestOutcome> =>
-    this.ingest(raw, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk, ...(sent ? { sent } : {}) });
+  /** relay: an event a relay delivered; `quiet`: history, no agent runs; `bulk`: nobody waits for it. */
+  readonly fromRelay = (raw: unknown, relay: string | undefined, quiet: boolean, bulk: boolean): Promise<IngestOutcome> =>
+    this.ingest(raw, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk });
 
   /**
    * Checks and stores one inbound event; resolves when it is acknowledged (durable) or refused.
@@ -208,7 +205,7 @@ export class InboundRoute {
 
   private enqueue(c: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined): Promise<Staged | undefined> {
     const { origin = "relay", quiet = false } = opts;
-    const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now, c.sent), c.urgent);
+    const task = this.d.queues.run(c.conversationId, () => this.stage(c.conversationId, c.ev, origin, quiet, now), c.urgent);
     if (ticket) this.order.leave(ticket);
     return task;
   }
@@ -218,24 +215,20 @@ export class InboundRoute {
    * they produced, who it sets to work (src/runs.ts), appended in the same flush: a crash cannot
    * separate an acknowledged event from its runs.
    */
-  private stage(
-    convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number, sent: Uint8Array | undefined,
-  ): Staged | undefined | Promise<Staged | undefined> {
+  private stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Staged | undefined | Promise<Staged | undefined> {
     const known = this.d.store.has(convId);
     // Loaded before the queue and pinned, the conversation is almost always in memory here: then
     // the event is staged without a promise. Dropped meanwhile (a failed append), it is read again.
     const conv = this.d.store.loadedOrCreated(convId, this.d.project.coordinate);
-    if (conv) return this.stageIn(conv, known, ev, origin, quiet, now, sent);
-    return this.d.store.getOrCreate(convId, this.d.project.coordinate).then((c) => this.stageIn(c, known, ev, origin, quiet, now, sent));
+    if (conv) return this.stageIn(conv, known, ev, origin, quiet, now);
+    return this.d.store.getOrCreate(convId, this.d.project.coordinate).then((c) => this.stageIn(c, known, ev, origin, quiet, now));
   }
 
-  private stageIn(
-    conv: Conversation, known: boolean, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number, sent: Uint8Array | undefined,
-  ): Staged | undefined {
+  private stageIn(conv: Conversation, known: boolean, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Staged | undefined {
     const convId = conv.id;
     const records = decideInbound(conv, ev, origin, now);
     if (records.length === 0) return undefined;
-    const event = this.d.store.commit(conv, records, sent ? { ev, bytes: sent } : undefined);
+    const event = this.d.store.commit(conv, records);
     const runs = quiet ? [] : decideRuns(conv, ev, this.d.project, this.d.runnable);
     let durable: Promise<unknown> = event.durable;
     if (runs.length > 0) {
@@ -336,7 +329,7 @@ export class InboundRoute {
     if (checked.status !== "checked") throw refusalOf(checked) ?? new PublishRefusedError(checked.status, "not taken in");
     // Its records were decided in this conversation's task: staged elsewhere, they would bypass that one's queue.
     if (checked.conversationId !== convId) throw new PublishRefusedError("other_conversation", `the event belongs to ${checked.conversationId}`);
-    const staged = await this.stage(convId, ev, "local", false, now, undefined);
+    const staged = await this.stage(convId, ev, "local", false, now);
     return staged ? { ev, staged } : { ev };
   }
 

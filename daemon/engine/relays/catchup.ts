@@ -28,7 +28,7 @@ import type { CatchupResult } from "../../../src/daemon-status.js";
 
 export interface CatchupOptions {
   /** One stored-events query against the relay (RelayGateway.query bound to it). */
-  query: (filters: RelayFilter[], onEvent: (ev: unknown, sent?: Uint8Array) => void) => Promise<QueryEnd>;
+  query: (filters: RelayFilter[], onEvent: (ev: unknown) => void) => Promise<QueryEnd>;
   /** The filters without since/until/limit. */
   filters: RelayFilter[];
   /** created_at (secs) to start from; undefined = everything the relay holds. */
@@ -39,10 +39,9 @@ export interface CatchupOptions {
   /**
    * Takes one event in. During the pages `again` is false, and resolving true asks for the event
    * to be taken in once more after the last page (a reply met before its conversation's root:
-   * pages run newest first); that second time `again` is true. `sent`: the bytes of the event's
-   * object as the relay sent them, when known (the first time only).
+   * pages run newest first); that second time `again` is true.
    */
-  ingest: (ev: unknown, again: boolean, sent?: Uint8Array) => Promise<boolean>;
+  ingest: (ev: unknown, again: boolean) => Promise<boolean>;
   /** Checked between pages: a stopping daemon ends its back-fill there. */
   stopped?: () => boolean;
   /** How a second holding a page or more is split: who can author what is taken in, which tags to enumerate. */
@@ -60,8 +59,8 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   const pending = new Set<Promise<void>>();
   // By id: a page asks its boundary second again, so one event can come twice.
   const later = new Map<unknown, unknown>();
-  const track = (ev: unknown, sent: Uint8Array | undefined) => {
-    const settled: Promise<void> = o.ingest(ev, false, sent).then(
+  const track = (ev: unknown) => {
+    const settled: Promise<void> = o.ingest(ev, false).then(
       (retry) => {
         pending.delete(settled);
         if (retry) later.set((ev as { id?: unknown } | null)?.id ?? ev, ev);
@@ -84,12 +83,12 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   const ask = async (filters: RelayFilter[]): Promise<{ page: unknown[]; end: QueryEnd }> => {
     while (pending.size > o.maxInFlight) await Promise.race(pending);
     const page: unknown[] = [];
-    const end = await o.query(filters, (ev, sent) => {
+    const end = await o.query(filters, (ev) => {
       page.push(ev);
       const id = (ev as { id?: unknown } | null)?.id;
       if (typeof id === "string" && (previous.has(id) || current.has(id))) return;
       current.add(id);
-      track(ev, sent);
+      track(ev);
     });
     result.pages++;
     result.fetched += page.length;

@@ -35,8 +35,7 @@ export interface RelaySyncDeps {
   marks: HighWaterStore;
   overlapSeconds: number;
   /** `bulk`: a back-fill's event, that nobody waits for (see IngestOptions.bulk). */
-  /** `sent`: the bytes of the event's object as the relay sent them, when known (the log writes them as they are). */
-  ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean, bulk: boolean, sent?: Uint8Array) => Promise<IngestOutcome>;
+  ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean, bulk: boolean) => Promise<IngestOutcome>;
   onCatchup?: (r: CatchupResult & { quiet: boolean; ms: number }) => void;
   /** A relay's back-fill became incomplete (said once until it completes again). */
   onIncomplete?: (url: string, reason: string) => void;
@@ -110,10 +109,10 @@ export class RelaySync {
     // than this moment is history as well.
     if (!this.d.relays.some((r) => marks.has(this.d.markKey(r)))) this.historyBefore = Math.floor(this.d.now() / 1000);
     const live = [...this.filters(), ...(this.d.stops ? [stopFilter(this.audience)] : [])];
-    const sub = this.d.gateway.subscribe(live.map((f) => ({ ...f, limit: 0 })), (ev, relay, sent) => {
+    const sub = this.d.gateway.subscribe(live.map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
       if (ev.kind === KIND.STOP) return this.d.stops?.(ev, relay);
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
-      void this.d.ingest(ev, relay, quiet, false, sent).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
+      void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
     }, (ev) => ev.kind === KIND.STOP || this.d.urgent?.(ev) === true);
     this.sub = sub;
     this.offReconnect = this.d.gateway.onReconnect?.((url) => {
@@ -238,7 +237,7 @@ export class RelaySync {
       since, pageSize: PAGE_SIZE, maxInFlight: MAX_IN_FLIGHT, space: backfillSpace(this.audience),
       // Quiet is for history: a message written since the start sets its agent to work even when
       // the back-fill's copy comes before the live one (as the live subscription's rule has it).
-      ingest: (ev, again, sent) => this.d.ingest(ev as NostrEvent, url, quiet && this.isHistory(ev as NostrEvent, started), !again, sent).then(
+      ingest: (ev, again) => this.d.ingest(ev as NostrEvent, url, quiet && this.isHistory(ev as NostrEvent, started), !again).then(
         (o) => o.status === "deferred",
         (err: unknown) => (failed++, this.d.onError?.(err), false),
       ),

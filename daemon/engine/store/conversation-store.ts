@@ -12,7 +12,7 @@ import { isUrgent } from "../../../src/log-urgency.js";
 import { eventMemoryBytes } from "../../../src/memory-estimate.js";
 import { pTagRecipients, type RecipientsOf } from "../../../src/messaging/recipients.js";
 import { currentTurn } from "../../../src/turns.js";
-import type { ConversationIndex, ConversationLog, IndexApplier, IndexItem, SentEvent } from "../../../src/ports.js";
+import type { ConversationIndex, ConversationLog, IndexApplier, IndexItem } from "../../../src/ports.js";
 import type { LogRecord, NewRecord } from "../../../src/records.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { IndexFeeder, inlineApplier } from "./index-feeder.js";
@@ -173,8 +173,7 @@ export class ConversationStore {
     return origin !== undefined ? origin === "local" : this.opts.index.isPublishedHere(id);
   }
 
-  /** `sent`: one of the records' event came in these bytes (ConversationLog.appendWithLines). */
-  commit(conv: Conversation, records: readonly NewRecord[], sent?: SentEvent): Commit {
+  commit(conv: Conversation, records: readonly NewRecord[]): Commit {
     if (records.length === 0) return { records: [], durable: Promise.resolve() };
     const before = conv.events.length;
     const stamped = stamp(conv, records);
@@ -199,7 +198,7 @@ export class ConversationStore {
     // when a flush writes them, it applies them meanwhile and commits once they are durable
     // (index-feeder.ts). Not an urgent append's: it goes by a flush of its own, beside the others.
     const writing = urgent ? undefined : (end: number, lines: Uint8Array) => this.feeder.writing(item, end, lines);
-    const appended = log.appendWithLines ? log.appendWithLines(conv.id, stamped, urgent, writing, sent) : log.append(conv.id, stamped, urgent);
+    const appended = log.appendWithLines ? log.appendWithLines(conv.id, stamped, urgent, writing) : log.append(conv.id, stamped, urgent);
     const durable = appended.then(
       (done) => {
         if (typeof done === "number") this.feeder.add(item, done);
