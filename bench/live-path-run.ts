@@ -1,7 +1,8 @@
 // One run of the live path in one process (bench/live-path.ts starts one per variant and round):
 // the events of 200 × 50 as text frames, a socket's worth a turn, each parsed and matched against
 // the project's filters as the live subscription does, handed on through its backlog
-// (adapters/nostr/live-backlog.ts, a slice a turn) to the daemon's route with its real parts:
+// (adapters/nostr/live-backlog.ts, a slice a turn) to the daemon's route, a turn's events
+// together as relay-sync.ts hands them (InboundRoute.fromRelayMany), with its real parts:
 // the on-demand verifier, the fsync'd log, the store and the index on its own thread. Then a
 // second 10,000 (200 new conversations) through the same process: the warm phase.
 //
@@ -24,7 +25,8 @@ import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import { configSchema } from "../daemon/config/config-schema.js";
 import { ConversationQueues } from "../daemon/engine/ingest/conversation-queues.js";
 import { IngestCounters } from "../daemon/engine/ingest/counters.js";
-import { InboundRoute } from "../daemon/engine/ingest/route.js";
+import { InboundRoute, type SliceItem } from "../daemon/engine/ingest/route.js";
+import { SliceCollector } from "../daemon/engine/ingest/slice-collector.js";
 import { ConversationStore } from "../daemon/engine/store/conversation-store.js";
 import { audienceOf, projectFilters } from "../src/backfill/project-filters.js";
 import { projectRecipients } from "../src/messaging/recipients.js";
@@ -72,7 +74,9 @@ async function main(): Promise<void> {
     isBusy: (id) => queues.isBusy(id), onIndexError: () => void indexErrors++,
   });
   await store.init();
-  const verifier = without.has("verify") ? { check: async () => "ok" as const } : new OnDemandVerifier();
+  const verifier = without.has("verify")
+    ? { check: async () => "ok" as const, checkMany: async (evs: readonly unknown[]) => evs.map(() => "ok" as const) }
+    : new OnDemandVerifier();
   const route = new InboundRoute({
     project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
     clock: { now: () => Date.now() }, runnable: new Map(), signers: new Map(),
@@ -80,12 +84,15 @@ async function main(): Promise<void> {
   const filters = projectFilters(audienceOf(info)) as Filter[];
   let settled = 0;
   let refused = 0;
-  const backlog = new LiveBacklog((ev, url) => {
-    void route.fromRelay(ev, url, false, false).then((o) => {
-      settled++;
-      if (o.status !== "accepted") refused++;
-    });
-  });
+  // As relay-sync.ts takes them in: a turn's events routed together.
+  const slices = new SliceCollector<SliceItem>((items) => route.fromRelayMany(items, (_i, o) => {
+    settled++;
+    if (o.status !== "accepted") refused++;
+  }, () => {
+    settled++;
+    refused++;
+  }));
+  const backlog = new LiveBacklog((ev, url) => slices.add({ raw: ev, relay: url, quiet: false }));
   // As live-subscription.ts takes a frame off the socket.
   const onFrame = (text: string) => {
     const msg = JSON.parse(text) as unknown[];

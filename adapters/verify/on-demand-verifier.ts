@@ -96,6 +96,26 @@ export class OnDemandVerifier implements EventVerifier {
     return pool.check(ev);
   }
 
+  /**
+   * The verdicts of events that came together (InboundRoute.fromRelayMany), in their order: in a
+   * burst, one message to the pool's workers (split among them); else each checked inline.
+   */
+  checkMany(evs: readonly NostrEvent[]): Promise<Verdict[]> {
+    if (this.closed) return Promise.reject(new VerifierClosedError());
+    let burst = false;
+    for (let i = 0; i < evs.length; i++) burst = this.isBurst() || burst;
+    const pool = this.pool ?? (burst ? this.startPool() : undefined);
+    if (!pool) {
+      this.stats.inline += evs.length;
+      const { inline } = this;
+      if (inline) return Promise.resolve(evs.map((ev) => inline(ev)));
+      return this.loadInline().then(() => evs.map((ev) => (this.inline ?? jsCheck)(ev)));
+    }
+    this.stats.pooled += evs.length;
+    clearTimeout(this.idleTimer);
+    return pool.checkBatch(evs);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);

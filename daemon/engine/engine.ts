@@ -266,6 +266,7 @@ export class Engine {
       markKey: (url) => (embedded && url === embedded.url ? EMBEDDED_MARK : url),
       overlapSeconds: project.config.catchup.overlapSeconds,
       ingest: route.fromRelay,
+      ingestMany: (items, outcome, failed) => route.fromRelayMany(items, outcome, failed),
       onCatchup: (r) => {
         this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, ...(r.reason ? { reason: r.reason } : {}) });
         threads.backfillDone();

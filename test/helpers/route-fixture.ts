@@ -9,7 +9,9 @@ import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
 import type { CommandAgent } from "../../daemon/engine/agents/command-agents.js";
 import { ConversationQueues } from "../../daemon/engine/ingest/conversation-queues.js";
 import { IngestCounters } from "../../daemon/engine/ingest/counters.js";
-import { InboundRoute } from "../../daemon/engine/ingest/route.js";
+import type { IngestOptions, IngestOutcome } from "../../daemon/engine/ingest/checks.js";
+import { InboundRoute, type SliceItem } from "../../daemon/engine/ingest/route.js";
+import { SliceCollector } from "../../daemon/engine/ingest/slice-collector.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
 import type { NostrEvent, ProjectInfo } from "../../src/types.js";
@@ -20,7 +22,7 @@ export interface RouteFixtureOptions {
   concurrentConversations?: number;
   maxCachedBytes?: number;
   /** The signature check (default: nostr-wasm inline, each id noted in `checked`). */
-  verifier?: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict> };
+  verifier?: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict>; checkMany?(evs: readonly NostrEvent[]): Promise<Verdict[]> };
   /** The agents the daemon runs itself, by pubkey (default: none). */
   runnable?: ReadonlyMap<string, CommandAgent>;
 }
@@ -46,4 +48,25 @@ export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtu
     index.close();
   };
   return { route, checked, counters, close, log, index };
+}
+
+/**
+ * `route.ingest`, with a relay's live events (not local, not a back-fill's) routed as the daemon
+ * routes them (relay-sync.ts): those handed over in one turn together, by `fromRelayMany`.
+ */
+export function inSlices(route: InboundRoute): { ingest(raw: unknown, opts?: IngestOptions): Promise<IngestOutcome> } {
+  const waiting = new Map<SliceItem, { resolve(o: IngestOutcome): void; reject(err: unknown): void }>();
+  const slices = new SliceCollector<SliceItem>((items) => route.fromRelayMany(
+    items, (i, o) => waiting.get(items[i]!)?.resolve(o), (i, err) => waiting.get(items[i]!)?.reject(err),
+  ));
+  return {
+    ingest(raw, opts = {}) {
+      if (opts.origin === "local" || opts.bulk) return route.ingest(raw, opts);
+      const item: SliceItem = { raw, relay: opts.relay, quiet: opts.quiet ?? false };
+      return new Promise<IngestOutcome>((resolve, reject) => {
+        waiting.set(item, { resolve, reject });
+        slices.add(item);
+      }).finally(() => waiting.delete(item));
+    },
+  };
 }

@@ -39,6 +39,11 @@ export class ArrivalOrder {
     return { conversationId, line, n: line.issued++, gone: false };
   }
 
+  /** Whether the ticket's turn has come (turn() would make no promise). */
+  isTurn(t: Ticket): boolean {
+    return t.line.next === t.n;
+  }
+
   /** Undefined when the ticket's turn has come; else a promise of it. */
   turn(t: Ticket): Promise<void> | undefined {
     if (t.line.next === t.n) return undefined;

@@ -34,6 +34,15 @@ export interface IngestOptions {
   bulk?: boolean;
 }
 
+/** An event past the checks before its signature's. */
+export interface Signable {
+  ev: NostrEvent;
+  /** It may set an agent to work, or the daemon publishes it: the route's priority lane (src/trigger-hint.ts). */
+  urgent: boolean;
+  /** Its place, when it was placed before its signature was checked (kind 1). */
+  early: Placed | undefined;
+}
+
 /** An event that passed every check, and the conversation it belongs to. */
 export interface Checked {
   status: "checked";
@@ -64,31 +73,58 @@ export class InboundChecks {
   async check(
     raw: unknown, opts: IngestOptions, now: number, rootInFlight: (id: string) => Promise<unknown> | undefined,
   ): Promise<Checked | IngestOutcome> {
+    const first = this.beforeSignature(raw, opts, now, rootInFlight);
+    const pre = first instanceof Promise ? await first : first;
+    if (!("ev" in pre)) return pre;
+    let verdict: Verdict;
+    try {
+      verdict = await this.d.verifier.check(pre.ev, pre.urgent);
+    } catch (err) {
+      return this.verifyFailed(err, pre.ev, opts);
+    }
+    const after = this.afterSignature(pre, verdict, opts, rootInFlight);
+    return after instanceof Promise ? await after : after;
+  }
+
+  /**
+   * The checks before the signature's: the edge's, and a kind 1's place (a stranger's note costs
+   * only its tags). A promise only when the place waits for a root being checked.
+   */
+  beforeSignature(
+    raw: unknown, opts: IngestOptions, now: number, rootInFlight: (id: string) => Promise<unknown> | undefined,
+  ): Signable | IngestOutcome | Promise<Signable | IngestOutcome> {
     const { relay, bulk = false, quiet = false, origin = "relay" } = opts;
     const edge = validateInbound(raw, this.d.limits, KNOWN_KINDS, Math.floor(now / 1000));
     if (!edge.ok) return this.reject(edge.reason, edge.detail, idOf(raw), relay);
     const ev = edge.event;
-    // Kind 1 is placed before its signature is checked: a stranger's note costs only its tags.
-    const placing = placedBeforeSignature(ev.kind) ? this.place(ev, bulk, rootInFlight) : undefined;
-    const early = placing instanceof Promise ? await placing : placing;
-    if (early && early.status !== "placed") return early;
     const urgent = origin === "local" || (!bulk && !quiet && mayTrigger(ev, this.d.runnable, orchestratorOf(this.d.project)?.pubkey));
-    let verdict: Verdict;
-    try {
-      verdict = await this.d.verifier.check(ev, urgent);
-    } catch (err) {
-      // Not the event's fault: it is refused now and will be accepted when it comes again.
-      return this.reject("verify_failed", err instanceof Error ? err.message : String(err), ev.id, relay);
-    }
+    if (!placedBeforeSignature(ev.kind)) return { ev, urgent, early: undefined };
+    const placing = this.place(ev, bulk, rootInFlight);
+    const signable = (early: Placed): Signable | IngestOutcome => (early.status === "placed" ? { ev, urgent, early } : early);
+    return placing instanceof Promise ? placing.then(signable) : signable(placing);
+  }
+
+  /** The checks after the signature's `verdict`. A promise only when the place waits for a root being checked. */
+  afterSignature(
+    pre: Signable, verdict: Verdict, opts: IngestOptions, rootInFlight: (id: string) => Promise<unknown> | undefined,
+  ): Checked | IngestOutcome | Promise<Checked | IngestOutcome> {
+    const { ev, urgent } = pre;
+    const { relay, bulk = false } = opts;
     if (verdict !== "ok") return this.reject(verdict, verdict === "bad_id" ? "id is not the event's hash" : "signature does not verify", ev.id, relay);
     if (!isConversationKind(ev.kind)) return this.ignore(`kind_${ev.kind}`, ev.id);
-    const late = early ?? this.place(ev, bulk, rootInFlight, relay);
-    const placed = late instanceof Promise ? await late : late;
-    if (placed.status !== "placed") return placed;
-    const { conversationId } = placed;
-    const refused = refusal(ev, this.d.project);
-    if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
-    return { status: "checked", ev, conversationId, urgent };
+    const placing = pre.early ?? this.place(ev, bulk, rootInFlight, relay);
+    const checked = (placed: Placed): Checked | IngestOutcome => {
+      if (placed.status !== "placed") return placed;
+      const refused = refusal(ev, this.d.project);
+      if (refused) return this.reject(refused, `author ${ev.pubkey.slice(0, 12)}…`, ev.id, relay);
+      return { status: "checked", ev, conversationId: placed.conversationId, urgent };
+    };
+    return placing instanceof Promise ? placing.then(checked) : checked(placing);
+  }
+
+  /** The verifier could not answer: not the event's fault, it is refused now and accepted when it comes again. */
+  verifyFailed(err: unknown, ev: NostrEvent, opts: IngestOptions): IngestOutcome {
+    return this.reject("verify_failed", err instanceof Error ? err.message : String(err), ev.id, opts.relay);
   }
 
   /**
@@ -132,7 +168,12 @@ export class InboundChecks {
    */
   held(raw: unknown): boolean {
     const id = sentId(raw);
-    return id !== undefined && id.length === 64 && this.d.store.hasEvent(id, conversationHint(raw));
+    return id !== undefined && this.holds(id, conversationHint(raw));
+  }
+
+  /** As `held`, for an id and the conversation the event names (conversationHint), when already read. */
+  holds(id: string, conversationId: string | undefined): boolean {
+    return id.length === 64 && this.d.store.hasEvent(id, conversationId);
   }
 
   /** A copy of a stored event: an echo of one the daemon published, else a duplicate. */

@@ -14,6 +14,8 @@ import type { RelayFilter, RelayGateway, RelaySubscription } from "../../../src/
 import type { NostrEvent } from "../../../src/types.js";
 import { catchUp } from "./catchup.js";
 import type { IngestOutcome } from "../ingest/checks.js";
+import type { SliceItem } from "../ingest/route.js";
+import { SliceCollector } from "../ingest/slice-collector.js";
 import type { CatchupResult, RelayBackfillState } from "../../../src/daemon-status.js";
 
 export interface HighWaterStore {
@@ -36,6 +38,11 @@ export interface RelaySyncDeps {
   overlapSeconds: number;
   /** `bulk`: a back-fill's event, that nobody waits for (see IngestOptions.bulk). */
   ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean, bulk: boolean) => Promise<IngestOutcome>;
+  /**
+   * Live events read in one turn, taken in together (InboundRoute.fromRelayMany); without it each
+   * goes through `ingest`. `outcome` and `failed` are told by each event's index.
+   */
+  ingestMany?: (items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void) => void;
   onCatchup?: (r: CatchupResult & { quiet: boolean; ms: number }) => void;
   /** A relay's back-fill became incomplete (said once until it completes again). */
   onIncomplete?: (url: string, reason: string) => void;
@@ -47,6 +54,12 @@ export interface RelaySyncDeps {
   stops?: (ev: NostrEvent, relay: string) => void;
   /** Live events someone waits on (src/trigger-hint.ts), handed on ahead of the others read before them. */
   urgent?: (ev: NostrEvent) => boolean;
+}
+
+/** A live event on its way into a slice. */
+interface LiveItem extends SliceItem {
+  raw: NostrEvent;
+  relay: string;
 }
 
 /** A back-fill still incomplete after a retry (the retry loop backs off on it). */
@@ -109,9 +122,15 @@ export class RelaySync {
     // than this moment is history as well.
     if (!this.d.relays.some((r) => marks.has(this.d.markKey(r)))) this.historyBefore = Math.floor(this.d.now() / 1000);
     const live = [...this.filters(), ...(this.d.stops ? [stopFilter(this.audience)] : [])];
+    const { ingestMany } = this.d;
+    const slices = ingestMany && new SliceCollector<LiveItem>((items) => ingestMany(
+      items, (i, o) => this.noteDelivered(o, items[i]!.raw, items[i]!.relay), (i, err) => this.noteRefused(items[i]!.raw, items[i]!.relay, err),
+    ));
     const sub = this.d.gateway.subscribe(live.map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
       if (ev.kind === KIND.STOP) return this.d.stops?.(ev, relay);
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
+      // Someone waits on an urgent one: it goes alone, at once, in its own lane.
+      if (slices && this.d.urgent?.(ev) !== true) return slices.add({ raw: ev, relay, quiet });
       void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
     }, (ev) => ev.kind === KIND.STOP || this.d.urgent?.(ev) === true);
     this.sub = sub;
