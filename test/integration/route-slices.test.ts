@@ -158,6 +158,22 @@ describe("InboundRoute.fromRelayMany", () => {
     await d.close();
   });
 
+  it("a back-fill's reply met before its root is handed back (deferred); with its root in the slice, placed through it", async () => {
+    const d = await open({});
+    const root = p.root(p.owner, "the root");
+    const untagged = sign(p.owner, 1111, "reply", p.reply(p.owner, root, "reply").tags.filter((t) => t[0] !== "a"));
+    const bulk = (raws: unknown[]) => new Promise<IngestOutcome[]>((resolve) => {
+      const out: IngestOutcome[] = [];
+      d.route.fromRelayMany(raws.map((raw) => ({ raw, relay: "wss://r.test", quiet: true, bulk: true })), (i, o) => {
+        out[i] = o;
+        if (out.filter(Boolean).length === raws.length) resolve(out);
+      }, () => undefined);
+    });
+    expect(await bulk([untagged])).toMatchObject([{ status: "deferred", eventId: untagged.id }]);
+    expect((await bulk([root, untagged])).map((o) => o.status)).toEqual(["accepted", "accepted"]);
+    await d.close();
+  });
+
   it("a reply without the project tag in the same slice as its root is placed through it", async () => {
     const d = await open({});
     const root = p.root(p.owner, "the root");

@@ -4,7 +4,7 @@
 // back-fill is incomplete, never "complete but truncated"), a query that ends early leaves the
 // back-fill incomplete, and the next page waits while too many events are in flight.
 
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryRelayGateway } from "../../adapters/memory/memory-relay-gateway.js";
 import { catchUp, type CatchupOptions } from "../../daemon/engine/relays/catchup.js";
 import type { QueryEnd, RelayFilter } from "../../src/ports.js";
@@ -46,10 +46,13 @@ async function relayWith(events: NostrEvent[]): Promise<MemoryRelayGateway> {
   return relay;
 }
 
+/** Whether the tests below hand events over a slice at a time (`ingestMany`), as the daemon does, or one by one. */
+let sliced = false;
+
 function run(relay: MemoryRelayGateway, o: Partial<CatchupOptions> = {}) {
   const ingested: string[] = [];
   const queries: RelayFilter[][] = [];
-  const result = catchUp({
+  const options: CatchupOptions = {
     query: (filters, onEvent) => {
       queries.push(filters);
       return relay.query(relay.url, filters, onEvent);
@@ -60,11 +63,17 @@ function run(relay: MemoryRelayGateway, o: Partial<CatchupOptions> = {}) {
       return false;
     },
     ...o,
-  });
-  return { result, ingested, queries };
+  };
+  // Each event of a slice through the same `ingest`, its answer given back by index.
+  if (sliced) options.ingestMany = (evs, done) => evs.forEach((e, i) => void options.ingest(e, false).then((retry) => done(i, retry), () => done(i, false)));
+  return { result: catchUp(options), ingested, queries };
 }
 
-describe("catchUp", () => {
+describe.each([["one by one", false], ["a slice at a time", true]] as const)("catchUp, events handed over %s", (_how, inSlices) => {
+  beforeEach(() => {
+    sliced = inSlices;
+  });
+
   it("pages overlapping filters down to the start, fetching each event about once", async () => {
     const events = overlapping(600, 6);
     const r = run(await relayWith(events));

@@ -77,6 +77,8 @@ export interface SliceItem {
   relay: string | undefined;
   /** History: stored, but no agent set to work. */
   quiet: boolean;
+  /** A back-fill's: nobody waits for it (IngestOptions.bulk). */
+  bulk?: boolean;
 }
 
 /** One event of a slice past the checks before its signature. */
@@ -123,8 +125,8 @@ export class InboundRoute {
     this.ingest(raw, { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk });
 
   /**
-   * Events a relay delivered together (a turn of the live subscription: about a socket read's
-   * worth), routed together: the checks before their signatures at once, their signatures in one
+   * Events a relay delivered together (a turn of the live subscription, about a socket read's
+   * worth; a back-fill's, as its pages come in: `bulk`), routed together: the checks before their signatures at once, their signatures in one
    * message to the verifier, each staged in its conversation in arrival order, one wait for their
    * flush. One event at a time, the route made ~17 promises an event and was suspended around each
    * step, all of it held until the flush (docs/architecture.md, "A slice at once"). An event that
@@ -145,9 +147,9 @@ export class InboundRoute {
     for (let i = 0; i < items.length; i++) {
       let ticket: Ticket | undefined;
       try {
-        const { raw, relay, quiet } = items[i]!;
+        const { raw, relay, quiet, bulk = false } = items[i]!;
         // One options object for the events that came the same way (a slice's, as a rule).
-        if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk: false };
+        if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet || opts.bulk !== bulk) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk };
         const id = sentId(raw);
         if (id === undefined || this.inFlight.has(id)) {
           alone(i, this.ingest(raw, opts));

@@ -25,6 +25,7 @@ import { nextPage, pageRequest, windowed, type Cursor, type FullSecond } from ".
 import { SecondWalk, type WalkSpace } from "../../../src/backfill/second-walk.js";
 import type { QueryEnd, RelayFilter } from "../../../src/ports.js";
 import type { CatchupResult } from "../../../src/daemon-status.js";
+import { SliceCollector } from "../ingest/slice-collector.js";
 
 export interface CatchupOptions {
   /** One stored-events query against the relay (RelayGateway.query bound to it). */
@@ -42,6 +43,11 @@ export interface CatchupOptions {
    * pages run newest first); that second time `again` is true.
    */
   ingest: (ev: unknown, again: boolean) => Promise<boolean>;
+  /**
+   * The events of a page read in one turn, taken in together (InboundRoute.fromRelayMany); without
+   * it each goes through `ingest`. `done(i, retry)` once per event, `retry` as `ingest`'s answer.
+   */
+  ingestMany?: (evs: unknown[], done: (i: number, retry: boolean) => void) => void;
   /** Checked between pages: a stopping daemon ends its back-fill there. */
   stopped?: () => boolean;
   /** How a second holding a page or more is split: who can author what is taken in, which tags to enumerate. */
@@ -56,18 +62,19 @@ export const MIN_RELAY_CAP = 100;
 
 export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   const result: CatchupResult = { fetched: 0, pages: 0, newest: undefined, complete: false };
-  const pending = new Set<Promise<void>>();
+  const pending = new Unsettled();
   // By id: a page asks its boundary second again, so one event can come twice.
   const later = new Map<unknown, unknown>();
+  const settled = (ev: unknown, retry: boolean) => {
+    pending.settled();
+    if (retry) later.set((ev as { id?: unknown } | null)?.id ?? ev, ev);
+  };
+  const { ingestMany } = o;
+  const slices = ingestMany && new SliceCollector<unknown>((evs) => ingestMany(evs, (i, retry) => settled(evs[i], retry)));
   const track = (ev: unknown) => {
-    const settled: Promise<void> = o.ingest(ev, false).then(
-      (retry) => {
-        pending.delete(settled);
-        if (retry) later.set((ev as { id?: unknown } | null)?.id ?? ev, ev);
-      },
-      () => void pending.delete(settled),
-    );
-    pending.add(settled);
+    pending.add();
+    if (slices) slices.add(ev);
+    else o.ingest(ev, false).then((retry) => settled(ev, retry), () => settled(ev, false));
   };
   // Ids handed to ingest by the previous page (or the probes): the next page asks that page's
   // boundary second again (and the first page repeats the probes), so a copy is expected and
@@ -81,7 +88,7 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
   // One REQ, once storage has caught up enough: its events are ingested as they come and
   // counted once it ends.
   const ask = async (filters: RelayFilter[]): Promise<{ page: unknown[]; end: QueryEnd }> => {
-    while (pending.size > o.maxInFlight) await Promise.race(pending);
+    await pending.atMost(o.maxInFlight);
     const page: unknown[] = [];
     const end = await o.query(filters, (ev) => {
       page.push(ev);
@@ -140,13 +147,34 @@ export async function catchUp(o: CatchupOptions): Promise<CatchupResult> {
       }
       ({ cursors, until } = next);
     }
-    await Promise.all(pending);
+    await pending.atMost(0);
     // Oldest first, as they were published (the route keeps each conversation's order).
     await Promise.all([...later.values()].reverse().map((ev) => o.ingest(ev, true).catch(() => false)));
     if (o.stopped?.()) return { ...result, reason: "stopped" };
     return gaps.length > 0 ? { ...result, reason: gaps.join("; ") } : { ...result, complete: true };
   } finally {
-    await Promise.all(pending);
+    await pending.atMost(0);
+  }
+}
+
+/** Events handed to ingest and not settled yet, and who waits for them to be few enough. */
+class Unsettled {
+  private count = 0;
+  private waiters: { max: number; resolve: () => void }[] = [];
+
+  add(): void {
+    this.count++;
+  }
+
+  settled(): void {
+    this.count--;
+    if (this.waiters.length > 0) this.waiters = this.waiters.filter((w) => (this.count <= w.max ? (w.resolve(), false) : true));
+  }
+
+  /** Resolves once at most `max` are unsettled. */
+  atMost(max: number): Promise<void> {
+    if (this.count <= max) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ max, resolve }));
   }
 }
 

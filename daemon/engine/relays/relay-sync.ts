@@ -250,6 +250,7 @@ export class RelaySync {
     const since = backfillSince(mark, this.refused.get(url)?.oldest, this.d.overlapSeconds);
     // Events that could not be taken in (the log failed, a full disk): refused is not missed.
     let failed = 0;
+    const { ingestMany } = this.d;
     const result = await catchUp({
       query: (filters, onEvent) => this.d.gateway.query(url, filters, onEvent, QUERY_TIMEOUT_MS),
       filters: this.filters(),
@@ -260,6 +261,13 @@ export class RelaySync {
         (o) => o.status === "deferred",
         (err: unknown) => (failed++, this.d.onError?.(err), false),
       ),
+      ...(ingestMany ? {
+        ingestMany: (evs: unknown[], done: (i: number, retry: boolean) => void) => ingestMany(
+          evs.map((ev) => ({ raw: ev, relay: url, quiet: quiet && this.isHistory(ev as NostrEvent, started), bulk: true })),
+          (i, o) => done(i, o.status === "deferred"),
+          (i, err) => (failed++, this.d.onError?.(err), done(i, false)),
+        ),
+      } : {}),
       stopped: () => this.stopped,
     });
     // A back-fill some of whose events failed did not take the range in: its mark stays, so
