@@ -36,6 +36,36 @@ function setup(opts: { failing?: (ev: NostrEvent) => boolean } = {}) {
 }
 
 describe("RelaySync", () => {
+  it("hands the live events of one turn over together, in the order they came, an urgent one among them", async () => {
+    const p = testProject();
+    const gateway = new MemoryRelayGateway("ws://relay.test");
+    const slices: string[][] = [];
+    const singles: string[] = [];
+    const accepted = (ev: NostrEvent): IngestOutcome => ({ status: "accepted", eventId: ev.id, conversationId: ev.id });
+    const sync = new RelaySync({
+      gateway, relays: [gateway.url], coordinate: p.coordinate, markKey: (u) => u,
+      agentPubkeys: p.info.agents.map((a) => a.pubkey), userPubkeys: [p.owner.pubkey],
+      marks: { highWaterMarks: () => new Map(), setHighWaters: () => undefined },
+      overlapSeconds: 60,
+      ingest: async (ev) => (singles.push(ev.id), accepted(ev)),
+      ingestMany: (items, outcome) => {
+        slices.push(items.map((it) => (it.raw as NostrEvent).id));
+        items.forEach((it, i) => outcome(i, accepted(it.raw as NostrEvent)));
+      },
+      urgent: (ev) => ev.content === "urgent",
+      now: () => Date.now(),
+    });
+    sync.start();
+    await sync.idle();
+    const turn = [p.root(p.owner, "first"), p.root(p.owner, "urgent"), p.root(p.owner, "third")];
+    // Delivered in one turn, as a socket read's frames are.
+    for (const ev of turn) void gateway.publish(ev);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(slices).toContainEqual(turn.map((e) => e.id));
+    expect(singles).toEqual([]);
+    await sync.stop();
+  });
+
   it("takes a first history in quietly and sets the marks only once the back-fill is complete", async () => {
     const s = setup();
     for (let i = 0; i < 30; i++) await s.gateway.publish(s.p.root(s.p.owner, `old ${i}`, [], [], T + i));

@@ -179,7 +179,8 @@ export class InboundRoute {
     const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mine.map((m) => m.pre.ev));
     // Slices are staged in the order they came: the tickets of one are gone before the next's turn.
     const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, alone, outcome, failed, slice, done));
-    this.staging = staging.then(() => undefined, () => undefined);
+    // A slice that could not be staged at all still ends: what waits for its events goes on.
+    this.staging = staging.then(() => undefined, () => done());
   }
 
   /** The end of the last slice's staging: the next slice's starts after it. */

@@ -129,8 +129,9 @@ export class RelaySync {
     const sub = this.d.gateway.subscribe(live.map((f) => ({ ...f, limit: 0 })), (ev, relay) => {
       if (ev.kind === KIND.STOP) return this.d.stops?.(ev, relay);
       const quiet = this.historyBefore !== undefined && ev.created_at < this.historyBefore;
-      // Someone waits on an urgent one: it goes alone, at once, in its own lane.
-      if (slices && this.d.urgent?.(ev) !== true) return slices.add({ raw: ev, relay, quiet });
+      // An urgent one too: the route sends it on alone, in its own lane, but takes its place in
+      // its conversation's line with the others, in the order they came.
+      if (slices) return slices.add({ raw: ev, relay, quiet });
       void this.d.ingest(ev, relay, quiet, false).then((o) => this.noteDelivered(o, ev, relay), (err: unknown) => this.noteRefused(ev, relay, err));
     }, (ev) => ev.kind === KIND.STOP || this.d.urgent?.(ev) === true);
     this.sub = sub;
