@@ -70,19 +70,25 @@ export class InboundChecks {
    * The event, checked, or what became of it. `rootInFlight`: the check of a root still running
    * (a reply without the project tag belongs to us only through its root, which may come first).
    */
-  async check(
+  check(
     raw: unknown, opts: IngestOptions, now: number, rootInFlight: (id: string) => Promise<unknown> | undefined,
   ): Promise<Checked | IngestOutcome> {
-    const first = this.beforeSignature(raw, opts, now, rootInFlight);
-    const pre = first instanceof Promise ? await first : first;
-    if (!("ev" in pre)) return pre;
+    return this.signed(this.beforeSignature(raw, opts, now, rootInFlight), opts, rootInFlight);
+  }
+
+  /** From the checks before the signature's (`pre`) on: the signature (inline when urgent), then the checks after it. */
+  async signed(
+    pre: Signable | IngestOutcome | Promise<Signable | IngestOutcome>, opts: IngestOptions, rootInFlight: (id: string) => Promise<unknown> | undefined,
+  ): Promise<Checked | IngestOutcome> {
+    const p = pre instanceof Promise ? await pre : pre;
+    if (!("ev" in p)) return p;
     let verdict: Verdict;
     try {
-      verdict = await this.d.verifier.check(pre.ev, pre.urgent);
+      verdict = await this.d.verifier.check(p.ev, p.urgent);
     } catch (err) {
-      return this.verifyFailed(err, pre.ev, opts);
+      return this.verifyFailed(err, p.ev, opts);
     }
-    const after = this.afterSignature(pre, verdict, opts, rootInFlight);
+    const after = this.afterSignature(p, verdict, opts, rootInFlight);
     return after instanceof Promise ? await after : after;
   }
 

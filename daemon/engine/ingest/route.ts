@@ -163,7 +163,7 @@ export class InboundRoute {
         ticket = conv === undefined ? undefined : this.order.take(conv, conv === id);
         const pre = this.checks.beforeSignature(raw, opts, now, this.rootInFlight);
         if (pre instanceof Promise || ("ev" in pre && pre.urgent)) {
-          alone(i, this.track(id, this.signedAlone(pre, opts, now, ticket, arrived)));
+          alone(i, this.track(id, this.checkedAlone(this.checks.signed(pre, opts, this.rootInFlight), opts, now, ticket, arrived)));
         } else if (!("ev" in pre)) {
           if (ticket) this.order.leave(ticket);
           outcome(i, pre);
@@ -268,26 +268,7 @@ export class InboundRoute {
     return p;
   }
 
-  /** One event of a slice that goes on alone before its signature is checked. */
-  private async signedAlone(
-    pre: Signable | IngestOutcome | Promise<Signable | IngestOutcome>, opts: IngestOptions, now: number, ticket: Ticket | undefined, arrived: number,
-  ): Promise<IngestOutcome> {
-    try {
-      const p = pre instanceof Promise ? await pre : pre;
-      if (!("ev" in p)) return p;
-      let verdict: Verdict;
-      try {
-        verdict = await this.d.verifier.check(p.ev, p.urgent);
-      } catch (err) {
-        return this.checks.verifyFailed(err, p.ev, opts);
-      }
-      return await this.checkedAlone(this.checks.afterSignature(p, verdict, opts, this.rootInFlight), opts, now, ticket, arrived);
-    } finally {
-      if (ticket) this.order.leave(ticket);
-    }
-  }
-
-  /** One event of a slice that goes on alone once its signature is checked. */
+  /** One event of a slice that goes on alone, from its checks (`after`, or what is left of them) on. */
   private async checkedAlone(
     after: Checked | IngestOutcome | Promise<Checked | IngestOutcome>, opts: IngestOptions, now: number, ticket: Ticket | undefined, arrived: number,
   ): Promise<IngestOutcome> {
