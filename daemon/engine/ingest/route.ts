@@ -126,9 +126,9 @@ export class InboundRoute {
 
   /**
    * Events a relay delivered together (a turn of the live subscription, about a socket read's
-   * worth; a back-fill's, as its pages come in: `bulk`), routed together: the checks before their signatures at once, their signatures in one
-   * message to the verifier, each staged in its conversation in arrival order, one wait for their
-   * flush. One event at a time, the route made ~17 promises an event and was suspended around each
+   * worth; a back-fill's, as its pages come in: `bulk`), routed together: the checks before their
+   * signatures at once, their signatures in one message to the verifier, each staged in its
+   * conversation in arrival order, one wait for their flush. One event at a time, the route made ~17 promises an event and was suspended around each
    * step, all of it held until the flush (docs/architecture.md, "A slice at once"). An event that
    * would wait on its own goes on alone from where it is: a copy of one on its way, an urgent one
    * (checked inline, in its own lane), a note placed only once its root is, one whose conversation

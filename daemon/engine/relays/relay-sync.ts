@@ -39,8 +39,9 @@ export interface RelaySyncDeps {
   /** `bulk`: a back-fill's event, that nobody waits for (see IngestOptions.bulk). */
   ingest: (ev: NostrEvent, relay: string | undefined, quiet: boolean, bulk: boolean) => Promise<IngestOutcome>;
   /**
-   * Live events read in one turn, taken in together (InboundRoute.fromRelayMany); without it each
-   * goes through `ingest`. `outcome` and `failed` are told by each event's index.
+   * Events read in one turn (live, or a back-fill's query), taken in together
+   * (InboundRoute.fromRelayMany); without it each goes through `ingest`. `outcome` and `failed`
+   * are told by each event's index.
    */
   ingestMany?: (items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void) => void;
   onCatchup?: (r: CatchupResult & { quiet: boolean; ms: number }) => void;
