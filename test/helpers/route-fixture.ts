@@ -51,8 +51,8 @@ export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtu
 }
 
 /**
- * `route.ingest`, with a relay's live events (not local, not a back-fill's) routed as the daemon
- * routes them (relay-sync.ts): those handed over in one turn together, by `fromRelayMany`.
+ * `route.ingest`, with a relay's events (live or a back-fill's; not the daemon's own) routed as the
+ * daemon routes them (relay-sync.ts): those handed over in one turn together, by `fromRelayMany`.
  */
 export function inSlices(route: InboundRoute): { ingest(raw: unknown, opts?: IngestOptions): Promise<IngestOutcome> } {
   const waiting = new Map<SliceItem, { resolve(o: IngestOutcome): void; reject(err: unknown): void }>();
@@ -61,8 +61,8 @@ export function inSlices(route: InboundRoute): { ingest(raw: unknown, opts?: Ing
   ));
   return {
     ingest(raw, opts = {}) {
-      if (opts.origin === "local" || opts.bulk) return route.ingest(raw, opts);
-      const item: SliceItem = { raw, relay: opts.relay, quiet: opts.quiet ?? false };
+      if (opts.origin === "local") return route.ingest(raw, opts);
+      const item: SliceItem = { raw, relay: opts.relay, quiet: opts.quiet ?? false, bulk: opts.bulk ?? false };
       return new Promise<IngestOutcome>((resolve, reject) => {
         waiting.set(item, { resolve, reject });
         slices.add(item);
