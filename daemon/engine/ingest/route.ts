@@ -23,11 +23,13 @@ import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
 import type { CommandAgent } from "../agents/command-agents.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { ArrivalOrder, type Ticket } from "./arrival-order.js";
-import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome, type Signable } from "./checks.js";
+import { conversationHint, InboundChecks, sentId, type Checked, type IngestOptions, type IngestOutcome } from "./checks.js";
 import type { ConversationQueues } from "./conversation-queues.js";
 import type { IngestCounters } from "./counters.js";
+import { SliceRoute, type SliceItem } from "./route-slice.js";
 
 export type { IngestOptions, IngestOutcome } from "./checks.js";
+export type { SliceItem } from "./route-slice.js";
 
 export interface RouteDeps {
   project: ProjectInfo;
@@ -71,27 +73,8 @@ export interface RouteExits {
   threads: { request(rootId: string, quiet: boolean): void };
 }
 
-/** One event of a slice (fromRelayMany), delivered by a relay. */
-export interface SliceItem {
-  raw: unknown;
-  relay: string | undefined;
-  /** History: stored, but no agent set to work. */
-  quiet: boolean;
-  /** A back-fill's: nobody waits for it (IngestOptions.bulk). */
-  bulk?: boolean;
-}
-
-/** One event of a slice past the checks before its signature. */
-interface SliceEvent {
-  /** Its index in the slice. */
-  i: number;
-  pre: Signable;
-  opts: IngestOptions;
-  ticket: Ticket | undefined;
-}
-
 /** One event in its conversation: its records appended (durable later) and the runs it starts. */
-interface Staged {
+export interface Staged {
   conv: Conversation;
   ev: NostrEvent;
   runs: CommandAgent[];
@@ -103,6 +86,7 @@ const NOWHERE: RouteExits = { runs: { trigger: () => undefined }, outbox: { enqu
 
 export class InboundRoute {
   private readonly checks: InboundChecks;
+  private readonly slices: SliceRoute;
   /**
    * Events on their way, by id: a copy waits for the original instead of paying again, a reply for
    * its root. Settles once the event is stored or refused (a slice's, once the whole slice is).
@@ -114,6 +98,14 @@ export class InboundRoute {
 
   constructor(private readonly d: RouteDeps) {
     this.checks = new InboundChecks(d);
+    this.slices = new SliceRoute({
+      inFlight: this.inFlight, order: this.order, checks: this.checks,
+      verifier: d.verifier, store: d.store, queues: d.queues, clock: d.clock,
+      ingest: (raw, opts) => this.ingest(raw, opts), rootInFlight: this.rootInFlight,
+      stage: (convId, ev, origin, quiet, now) => this.stage(convId, ev, origin, quiet, now),
+      onward: (checked, opts, now, ticket, arrived) => this.onward(checked, opts, now, ticket, arrived),
+      durableRuns: (staged) => this.durableRuns(staged), acknowledge: (staged, times) => this.acknowledge(staged, times),
+    });
   }
 
   connect(exits: RouteExits): void {
@@ -126,174 +118,12 @@ export class InboundRoute {
 
   /**
    * Events a relay delivered together (a turn of the live subscription, about a socket read's
-   * worth; a back-fill's, as its pages come in: `bulk`), routed together: the checks before their
-   * signatures at once, their signatures in one message to the verifier, each staged in its
-   * conversation in arrival order, one wait for their flush. One event at a time, the route made ~17 promises an event and was suspended around each
-   * step, all of it held until the flush (docs/architecture.md, "A slice at once"). An event that
-   * would wait on its own goes on alone from where it is: a copy of one on its way, an urgent one
-   * (checked inline, in its own lane), a note placed only once its root is, one whose conversation
-   * must be read first, is busy, or has an earlier event still on its way. `outcome(i, o)` is
-   * told each event's outcome; `failed(i, err)` that it could not be stored (its append failed:
-   * not the event's fault; it is taken when it comes again).
+   * worth; a back-fill's, as its pages come in), routed together: route-slice.ts. `outcome(i, o)`
+   * is told each event's outcome; `failed(i, err)` that it could not be stored (its append
+   * failed: not the event's fault; it is taken when it comes again).
    */
   fromRelayMany(items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void): void {
-    const arrived = performance.now();
-    const now = this.d.clock.now();
-    const alone = (i: number, p: Promise<IngestOutcome>) => void p.then((o) => outcome(i, o), (err: unknown) => failed(i, err));
-    const mine: SliceEvent[] = [];
-    let done!: () => void;
-    const slice = new Promise<void>((resolve) => (done = resolve));
-    let opts: IngestOptions | undefined;
-    for (let i = 0; i < items.length; i++) {
-      let ticket: Ticket | undefined;
-      try {
-        const { raw, relay, quiet, bulk = false } = items[i]!;
-        // One options object for the events that came the same way (a slice's, as a rule).
-        if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet || opts.bulk !== bulk) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk };
-        const id = sentId(raw);
-        if (id === undefined || this.inFlight.has(id)) {
-          alone(i, this.ingest(raw, opts));
-          continue;
-        }
-        const conv = conversationHint(raw);
-        if (this.checks.holds(id, conv)) {
-          outcome(i, this.checks.duplicate(id, conv));
-          continue;
-        }
-        ticket = conv === undefined ? undefined : this.order.take(conv, conv === id);
-        const pre = this.checks.beforeSignature(raw, opts, now, this.rootInFlight);
-        if (pre instanceof Promise || ("ev" in pre && pre.urgent)) {
-          alone(i, this.track(id, this.checkedAlone(this.checks.signed(pre, opts, this.rootInFlight), opts, now, ticket, arrived)));
-        } else if (!("ev" in pre)) {
-          if (ticket) this.order.leave(ticket);
-          outcome(i, pre);
-        } else {
-          this.inFlight.set(id, slice);
-          mine.push({ i, pre, opts, ticket });
-        }
-      } catch (err) {
-        if (ticket) this.order.leave(ticket);
-        failed(i, err);
-      }
-    }
-    const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mine.map((m) => m.pre.ev));
-    // Slices are staged in the order they came: the tickets of one are gone before the next's turn.
-    const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, alone, outcome, failed, slice, done));
-    // A slice that could not be staged at all still ends: what waits for its events goes on.
-    this.staging = staging.then(() => undefined, () => done());
-  }
-
-  /** The end of the last slice's staging: the next slice's starts after it. */
-  private staging: Promise<void> = Promise.resolve();
-
-  /** The verdicts of `evs` in their order, or why there are none. */
-  private verifyAll(evs: readonly NostrEvent[]): Promise<Verdict[] | Error> {
-    const { verifier } = this.d;
-    try {
-      return (verifier.checkMany ? verifier.checkMany(evs) : Promise.all(evs.map((ev) => verifier.check(ev)))).catch(asError);
-    } catch (err) {
-      return Promise.resolve(asError(err));
-    }
-  }
-
-  /** A slice's events once their signatures are checked (`verdicts`, or why there are none), in arrival order. */
-  private stageSlice(
-    mine: readonly SliceEvent[], verdicts: readonly Verdict[] | Error, now: number, arrived: number,
-    alone: (i: number, p: Promise<IngestOutcome>) => void, outcome: (i: number, o: IngestOutcome) => void,
-    failed: (i: number, err: unknown) => void, slice: Promise<void>, done: () => void,
-  ): void {
-    const checkedAt = performance.now();
-    const staged: { i: number; s: Staged }[] = [];
-    for (let k = 0; k < mine.length; k++) {
-      const { i, pre, opts, ticket } = mine[k]!;
-      const id = pre.ev.id;
-      try {
-        const verdict = verdicts instanceof Error ? verdicts : verdicts[k] ?? new Error("the verifier gave no verdict");
-        const after = verdict instanceof Error ? this.checks.verifyFailed(verdict, pre.ev, opts) : this.checks.afterSignature(pre, verdict, opts, this.rootInFlight);
-        if (after instanceof Promise || !this.stagesNow(after, ticket)) {
-          alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
-          continue;
-        }
-        if (after.status !== "checked") {
-          if (ticket) this.order.leave(ticket);
-          outcome(i, after);
-          continue;
-        }
-        const s = this.stage(after.conversationId, after.ev, "relay", opts.quiet ?? false, now);
-        if (ticket) this.order.leave(ticket);
-        if (s instanceof Promise || (s && s.runs.length > 0)) alone(i, this.track(id, this.stagedAlone(s, after, arrived, checkedAt)));
-        else if (!s) outcome(i, this.checks.duplicate(id, after.conversationId));
-        else staged.push({ i, s });
-      } catch (err) {
-        if (ticket) this.order.leave(ticket);
-        failed(i, err);
-      }
-    }
-    const end = () => {
-      for (const { pre } of mine) if (this.inFlight.get(pre.ev.id) === slice) this.inFlight.delete(pre.ev.id);
-      done();
-    };
-    if (staged.length === 0) return end();
-    const durables = staged.map(({ s }) => s.durable);
-    const settle = (results?: PromiseSettledResult<unknown>[]) => {
-      staged.forEach(({ i, s }, k) => {
-        const r = results?.[k];
-        if (r?.status === "rejected") failed(i, r.reason);
-        else outcome(i, this.acknowledge(s));
-      });
-      end();
-    };
-    // Some append failed: which ones, each on its own.
-    Promise.all(durables).then(() => settle(), () => Promise.allSettled(durables).then(settle));
-  }
-
-  /**
-   * Whether a slice's checked event can be staged right here, with no promise: its turn in its
-   * conversation's line has come, the conversation is in memory (or new) and nothing of it is
-   * queued. A refused event has nothing to wait for.
-   */
-  private stagesNow(after: Checked | IngestOutcome, ticket: Ticket | undefined): boolean {
-    if (after.status !== "checked") return true;
-    const id = after.conversationId;
-    return (!ticket || this.order.isTurn(ticket)) && !this.d.queues.isBusy(id) && (this.d.store.loaded(id) !== undefined || !this.d.store.has(id));
-  }
-
-  /** `p` is an event's route from here: copies and replies wait for it, not for its slice. */
-  private track(id: string, p: Promise<IngestOutcome>): Promise<IngestOutcome> {
-    this.inFlight.set(id, p);
-    const untrack = () => {
-      if (this.inFlight.get(id) === p) this.inFlight.delete(id);
-    };
-    p.then(untrack, untrack);
-    return p;
-  }
-
-  /** One event of a slice that goes on alone, from its checks (`after`, or what is left of them) on. */
-  private async checkedAlone(
-    after: Checked | IngestOutcome | Promise<Checked | IngestOutcome>, opts: IngestOptions, now: number, ticket: Ticket | undefined, arrived: number,
-  ): Promise<IngestOutcome> {
-    try {
-      const checked = after instanceof Promise ? await after : after;
-      if (checked.status !== "checked") return checked;
-      return await this.onward(checked, opts, now, ticket, arrived);
-    } finally {
-      if (ticket) this.order.leave(ticket);
-    }
-  }
-
-  /** One event of a slice staged but not plainly: its conversation read again, or its runs to start. */
-  private async stagedAlone(
-    s: Staged | undefined | Promise<Staged | undefined>, checked: Checked, arrived: number, checkedAt: number,
-  ): Promise<IngestOutcome> {
-    const staged = s instanceof Promise ? await s : s;
-    if (!staged) return this.checks.duplicate(checked.ev.id, checked.conversationId);
-    if (staged.runs.length === 0) {
-      await staged.durable;
-      return this.acknowledge(staged);
-    }
-    const stagedAt = performance.now();
-    await this.durableRuns(staged);
-    return this.acknowledge(staged, { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() });
+    this.slices.route(items, outcome, failed);
   }
 
   /**
@@ -540,8 +370,6 @@ export class InboundRoute {
     return signer.sign(unsigned);
   }
 }
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** Why the daemon's own event was not taken in; undefined when it was accepted or is already held. */
 function refusalOf(outcome: IngestOutcome): PublishRefusedError | undefined {

@@ -1,0 +1,229 @@
+// A slice of events routed together (docs/architecture.md, "A slice at once"): what a relay
+// delivered in one turn of the event loop, gathered by slice-collector.ts. One event at a time,
+// the route (route.ts) made ~17 promises an event and stayed suspended, its state held until the
+// flush; a slice has its checks before the signatures made in one pass, its signatures checked in
+// one message, each event staged in arrival order, and one wait for the flush. What would wait
+// goes on alone, with the one-event route's steps (RouteSteps).
+
+import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
+import type { Clock } from "../../../src/ports.js";
+import type { NostrEvent } from "../../../src/types.js";
+import type { ConversationStore } from "../store/conversation-store.js";
+import type { ArrivalOrder, Ticket } from "./arrival-order.js";
+import { conversationHint, sentId, type Checked, type InboundChecks, type IngestOptions, type IngestOutcome, type Signable } from "./checks.js";
+import type { ConversationQueues } from "./conversation-queues.js";
+import type { RouteDeps, RouteTimes, Staged } from "./route.js";
+
+/** One event of a slice (fromRelayMany), delivered by a relay. */
+export interface SliceItem {
+  raw: unknown;
+  relay: string | undefined;
+  /** History: stored, but no agent set to work. */
+  quiet: boolean;
+  /** A back-fill's: nobody waits for it (IngestOptions.bulk). */
+  bulk?: boolean;
+}
+
+/** One event of a slice past the checks before its signature. */
+interface SliceEvent {
+  /** Its index in the slice. */
+  i: number;
+  pre: Signable;
+  opts: IngestOptions;
+  ticket: Ticket | undefined;
+}
+
+
+/** What a slice takes of the one-event route (route.ts): its state and its steps. */
+export interface RouteSteps {
+  /** Events on their way, by id: copies and replies wait for them. */
+  inFlight: Map<string, Promise<unknown>>;
+  order: ArrivalOrder;
+  checks: InboundChecks;
+  verifier: RouteDeps["verifier"];
+  store: ConversationStore;
+  queues: ConversationQueues;
+  clock: Clock;
+  /** One event's whole route. */
+  ingest(raw: unknown, opts: IngestOptions): Promise<IngestOutcome>;
+  rootInFlight(id: string): Promise<unknown> | undefined;
+  /** In its conversation's task: the event's records and its runs, committed. */
+  stage(convId: string, ev: NostrEvent, origin: "relay" | "local", quiet: boolean, now: number): Staged | undefined | Promise<Staged | undefined>;
+  /** A checked event, from its turn in its conversation's line to its acknowledgement. */
+  onward(checked: Checked, opts: IngestOptions, now: number, ticket: Ticket | undefined, arrived: number): Promise<IngestOutcome>;
+  durableRuns(staged: Staged): Promise<void>;
+  acknowledge(staged: Staged, times?: RouteTimes): IngestOutcome;
+}
+
+export class SliceRoute {
+  /** The end of the last slice's staging: the next slice's starts after it. */
+  private staging: Promise<void> = Promise.resolve();
+
+  constructor(private readonly s: RouteSteps) {}
+
+  /**
+   * Events a relay delivered together (live, or a back-fill's: `bulk`). An event that would wait on
+   * its own goes on alone from where it is: a copy of one on its way, an urgent one (checked
+   * inline, in its own lane), a note placed only once its root is, one whose conversation must be
+   * read first, is busy, or has an earlier event still on its way. `outcome(i, o)` is told each
+   * event's outcome; `failed(i, err)` that it could not be stored.
+   */
+  route(items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void): void {
+    const arrived = performance.now();
+    const now = this.s.clock.now();
+    const alone = (i: number, p: Promise<IngestOutcome>) => void p.then((o) => outcome(i, o), (err: unknown) => failed(i, err));
+    const mine: SliceEvent[] = [];
+    let done!: () => void;
+    const slice = new Promise<void>((resolve) => (done = resolve));
+    let opts: IngestOptions | undefined;
+    for (let i = 0; i < items.length; i++) {
+      let ticket: Ticket | undefined;
+      try {
+        const { raw, relay, quiet, bulk = false } = items[i]!;
+        // One options object for the events that came the same way (a slice's, as a rule).
+        if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet || opts.bulk !== bulk) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk };
+        const id = sentId(raw);
+        if (id === undefined || this.s.inFlight.has(id)) {
+          alone(i, this.s.ingest(raw, opts));
+          continue;
+        }
+        const conv = conversationHint(raw);
+        if (this.s.checks.holds(id, conv)) {
+          outcome(i, this.s.checks.duplicate(id, conv));
+          continue;
+        }
+        ticket = conv === undefined ? undefined : this.s.order.take(conv, conv === id);
+        const pre = this.s.checks.beforeSignature(raw, opts, now, this.s.rootInFlight);
+        if (pre instanceof Promise || ("ev" in pre && pre.urgent)) {
+          alone(i, this.track(id, this.checkedAlone(this.s.checks.signed(pre, opts, this.s.rootInFlight), opts, now, ticket, arrived)));
+        } else if (!("ev" in pre)) {
+          if (ticket) this.s.order.leave(ticket);
+          outcome(i, pre);
+        } else {
+          this.s.inFlight.set(id, slice);
+          mine.push({ i, pre, opts, ticket });
+        }
+      } catch (err) {
+        if (ticket) this.s.order.leave(ticket);
+        failed(i, err);
+      }
+    }
+    const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mine.map((m) => m.pre.ev));
+    // Slices are staged in the order they came: the tickets of one are gone before the next's turn.
+    const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, alone, outcome, failed, slice, done));
+    // A slice that could not be staged at all still ends: what waits for its events goes on.
+    this.staging = staging.then(() => undefined, () => done());
+  }
+
+  /** The verdicts of `evs` in their order, or why there are none. */
+  private verifyAll(evs: readonly NostrEvent[]): Promise<Verdict[] | Error> {
+    const { verifier } = this.s;
+    try {
+      return (verifier.checkMany ? verifier.checkMany(evs) : Promise.all(evs.map((ev) => verifier.check(ev)))).catch(asError);
+    } catch (err) {
+      return Promise.resolve(asError(err));
+    }
+  }
+
+  /** A slice's events once their signatures are checked (`verdicts`, or why there are none), in arrival order. */
+  private stageSlice(
+    mine: readonly SliceEvent[], verdicts: readonly Verdict[] | Error, now: number, arrived: number,
+    alone: (i: number, p: Promise<IngestOutcome>) => void, outcome: (i: number, o: IngestOutcome) => void,
+    failed: (i: number, err: unknown) => void, slice: Promise<void>, done: () => void,
+  ): void {
+    const checkedAt = performance.now();
+    const staged: { i: number; s: Staged }[] = [];
+    for (let k = 0; k < mine.length; k++) {
+      const { i, pre, opts, ticket } = mine[k]!;
+      const id = pre.ev.id;
+      try {
+        const verdict = verdicts instanceof Error ? verdicts : verdicts[k] ?? new Error("the verifier gave no verdict");
+        const after = verdict instanceof Error ? this.s.checks.verifyFailed(verdict, pre.ev, opts) : this.s.checks.afterSignature(pre, verdict, opts, this.s.rootInFlight);
+        if (after instanceof Promise || !this.stagesNow(after, ticket)) {
+          alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
+          continue;
+        }
+        if (after.status !== "checked") {
+          if (ticket) this.s.order.leave(ticket);
+          outcome(i, after);
+          continue;
+        }
+        const s = this.s.stage(after.conversationId, after.ev, "relay", opts.quiet ?? false, now);
+        if (ticket) this.s.order.leave(ticket);
+        if (s instanceof Promise || (s && s.runs.length > 0)) alone(i, this.track(id, this.stagedAlone(s, after, arrived, checkedAt)));
+        else if (!s) outcome(i, this.s.checks.duplicate(id, after.conversationId));
+        else staged.push({ i, s });
+      } catch (err) {
+        if (ticket) this.s.order.leave(ticket);
+        failed(i, err);
+      }
+    }
+    const end = () => {
+      for (const { pre } of mine) if (this.s.inFlight.get(pre.ev.id) === slice) this.s.inFlight.delete(pre.ev.id);
+      done();
+    };
+    if (staged.length === 0) return end();
+    const durables = staged.map(({ s }) => s.durable);
+    const settle = (results?: PromiseSettledResult<unknown>[]) => {
+      staged.forEach(({ i, s }, k) => {
+        const r = results?.[k];
+        if (r?.status === "rejected") failed(i, r.reason);
+        else outcome(i, this.s.acknowledge(s));
+      });
+      end();
+    };
+    // Some append failed: which ones, each on its own.
+    Promise.all(durables).then(() => settle(), () => Promise.allSettled(durables).then(settle));
+  }
+
+  /**
+   * Whether a slice's checked event can be staged right here, with no promise: its turn in its
+   * conversation's line has come, the conversation is in memory (or new) and nothing of it is
+   * queued. A refused event has nothing to wait for.
+   */
+  private stagesNow(after: Checked | IngestOutcome, ticket: Ticket | undefined): boolean {
+    if (after.status !== "checked") return true;
+    const id = after.conversationId;
+    return (!ticket || this.s.order.isTurn(ticket)) && !this.s.queues.isBusy(id) && (this.s.store.loaded(id) !== undefined || !this.s.store.has(id));
+  }
+
+  /** `p` is an event's route from here: copies and replies wait for it, not for its slice. */
+  private track(id: string, p: Promise<IngestOutcome>): Promise<IngestOutcome> {
+    this.s.inFlight.set(id, p);
+    const untrack = () => {
+      if (this.s.inFlight.get(id) === p) this.s.inFlight.delete(id);
+    };
+    p.then(untrack, untrack);
+    return p;
+  }
+
+  /** One event of a slice that goes on alone, from its checks (`after`, or what is left of them) on. */
+  private async checkedAlone(
+    after: Checked | IngestOutcome | Promise<Checked | IngestOutcome>, opts: IngestOptions, now: number, ticket: Ticket | undefined, arrived: number,
+  ): Promise<IngestOutcome> {
+    try {
+      const checked = after instanceof Promise ? await after : after;
+      if (checked.status !== "checked") return checked;
+      return await this.s.onward(checked, opts, now, ticket, arrived);
+    } finally {
+      if (ticket) this.s.order.leave(ticket);
+    }
+  }
+
+  /** One event of a slice staged but not plainly: its conversation read again, or its runs to start. */
+  private async stagedAlone(
+    s: Staged | undefined | Promise<Staged | undefined>, checked: Checked, arrived: number, checkedAt: number,
+  ): Promise<IngestOutcome> {
+    const staged = s instanceof Promise ? await s : s;
+    if (!staged) return this.s.checks.duplicate(checked.ev.id, checked.conversationId);
+    if (staged.runs.length === 0) {
+      await staged.durable;
+      return this.s.acknowledge(staged);
+    }
+    const stagedAt = performance.now();
+    await this.s.durableRuns(staged);
+    return this.s.acknowledge(staged, { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() });
+  }
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
