@@ -59,7 +59,7 @@ export class SliceRoute {
   /** The end of the last slice's staging: the next slice's starts after it. */
   private staging: Promise<void> = Promise.resolve();
 
-  constructor(private readonly s: RouteSteps) {}
+  constructor(private readonly steps: RouteSteps) {}
 
   /**
    * Events a relay delivered together (live, or a back-fill's: `bulk`). An event that would wait on
@@ -70,7 +70,7 @@ export class SliceRoute {
    */
   route(items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void): void {
     const arrived = performance.now();
-    const now = this.s.clock.now();
+    const now = this.steps.clock.now();
     const alone = (i: number, p: Promise<IngestOutcome>) => void p.then((o) => outcome(i, o), (err: unknown) => failed(i, err));
     const mine: SliceEvent[] = [];
     let done!: () => void;
@@ -83,28 +83,28 @@ export class SliceRoute {
         // One options object for the events that came the same way (a slice's, as a rule).
         if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet || opts.bulk !== bulk) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk };
         const id = sentId(raw);
-        if (id === undefined || this.s.inFlight.has(id)) {
-          alone(i, this.s.ingest(raw, opts));
+        if (id === undefined || this.steps.inFlight.has(id)) {
+          alone(i, this.steps.ingest(raw, opts));
           continue;
         }
         const conv = conversationHint(raw);
-        if (this.s.checks.holds(id, conv)) {
-          outcome(i, this.s.checks.duplicate(id, conv));
+        if (this.steps.checks.holds(id, conv)) {
+          outcome(i, this.steps.checks.duplicate(id, conv));
           continue;
         }
-        ticket = conv === undefined ? undefined : this.s.order.take(conv, conv === id);
-        const pre = this.s.checks.beforeSignature(raw, opts, now, this.s.rootInFlight);
+        ticket = conv === undefined ? undefined : this.steps.order.take(conv, conv === id);
+        const pre = this.steps.checks.beforeSignature(raw, opts, now, this.steps.rootInFlight);
         if (pre instanceof Promise || ("ev" in pre && pre.urgent)) {
-          alone(i, this.track(id, this.checkedAlone(this.s.checks.signed(pre, opts, this.s.rootInFlight), opts, now, ticket, arrived)));
+          alone(i, this.track(id, this.checkedAlone(this.steps.checks.signed(pre, opts, this.steps.rootInFlight), opts, now, ticket, arrived)));
         } else if (!("ev" in pre)) {
-          if (ticket) this.s.order.leave(ticket);
+          if (ticket) this.steps.order.leave(ticket);
           outcome(i, pre);
         } else {
-          this.s.inFlight.set(id, slice);
+          this.steps.inFlight.set(id, slice);
           mine.push({ i, pre, opts, ticket });
         }
       } catch (err) {
-        if (ticket) this.s.order.leave(ticket);
+        if (ticket) this.steps.order.leave(ticket);
         failed(i, err);
       }
     }
@@ -117,7 +117,7 @@ export class SliceRoute {
 
   /** The verdicts of `evs` in their order, or why there are none. */
   private verifyAll(evs: readonly NostrEvent[]): Promise<Verdict[] | Error> {
-    const { verifier } = this.s;
+    const { verifier } = this.steps;
     try {
       return (verifier.checkMany ? verifier.checkMany(evs) : Promise.all(evs.map((ev) => verifier.check(ev)))).catch(asError);
     } catch (err) {
@@ -138,28 +138,28 @@ export class SliceRoute {
       const id = pre.ev.id;
       try {
         const verdict = verdicts instanceof Error ? verdicts : verdicts[k] ?? new Error("the verifier gave no verdict");
-        const after = verdict instanceof Error ? this.s.checks.verifyFailed(verdict, pre.ev, opts) : this.s.checks.afterSignature(pre, verdict, opts, this.s.rootInFlight);
+        const after = verdict instanceof Error ? this.steps.checks.verifyFailed(verdict, pre.ev, opts) : this.steps.checks.afterSignature(pre, verdict, opts, this.steps.rootInFlight);
         if (after instanceof Promise || !this.stagesNow(after, ticket)) {
           alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
           continue;
         }
         if (after.status !== "checked") {
-          if (ticket) this.s.order.leave(ticket);
+          if (ticket) this.steps.order.leave(ticket);
           outcome(i, after);
           continue;
         }
-        const s = this.s.stage(after.conversationId, after.ev, "relay", opts.quiet ?? false, now);
-        if (ticket) this.s.order.leave(ticket);
+        const s = this.steps.stage(after.conversationId, after.ev, "relay", opts.quiet ?? false, now);
+        if (ticket) this.steps.order.leave(ticket);
         if (s instanceof Promise || (s && s.runs.length > 0)) alone(i, this.track(id, this.stagedAlone(s, after, arrived, checkedAt)));
-        else if (!s) outcome(i, this.s.checks.duplicate(id, after.conversationId));
+        else if (!s) outcome(i, this.steps.checks.duplicate(id, after.conversationId));
         else staged.push({ i, s });
       } catch (err) {
-        if (ticket) this.s.order.leave(ticket);
+        if (ticket) this.steps.order.leave(ticket);
         failed(i, err);
       }
     }
     const end = () => {
-      for (const { pre } of mine) if (this.s.inFlight.get(pre.ev.id) === slice) this.s.inFlight.delete(pre.ev.id);
+      for (const { pre } of mine) if (this.steps.inFlight.get(pre.ev.id) === slice) this.steps.inFlight.delete(pre.ev.id);
       done();
     };
     if (staged.length === 0) return end();
@@ -168,7 +168,7 @@ export class SliceRoute {
       staged.forEach(({ i, s }, k) => {
         const r = results?.[k];
         if (r?.status === "rejected") failed(i, r.reason);
-        else outcome(i, this.s.acknowledge(s));
+        else outcome(i, this.steps.acknowledge(s));
       });
       end();
     };
@@ -184,14 +184,14 @@ export class SliceRoute {
   private stagesNow(after: Checked | IngestOutcome, ticket: Ticket | undefined): boolean {
     if (after.status !== "checked") return true;
     const id = after.conversationId;
-    return (!ticket || this.s.order.isTurn(ticket)) && !this.s.queues.isBusy(id) && (this.s.store.loaded(id) !== undefined || !this.s.store.has(id));
+    return (!ticket || this.steps.order.isTurn(ticket)) && !this.steps.queues.isBusy(id) && (this.steps.store.loaded(id) !== undefined || !this.steps.store.has(id));
   }
 
   /** `p` is an event's route from here: copies and replies wait for it, not for its slice. */
   private track(id: string, p: Promise<IngestOutcome>): Promise<IngestOutcome> {
-    this.s.inFlight.set(id, p);
+    this.steps.inFlight.set(id, p);
     const untrack = () => {
-      if (this.s.inFlight.get(id) === p) this.s.inFlight.delete(id);
+      if (this.steps.inFlight.get(id) === p) this.steps.inFlight.delete(id);
     };
     p.then(untrack, untrack);
     return p;
@@ -204,9 +204,9 @@ export class SliceRoute {
     try {
       const checked = after instanceof Promise ? await after : after;
       if (checked.status !== "checked") return checked;
-      return await this.s.onward(checked, opts, now, ticket, arrived);
+      return await this.steps.onward(checked, opts, now, ticket, arrived);
     } finally {
-      if (ticket) this.s.order.leave(ticket);
+      if (ticket) this.steps.order.leave(ticket);
     }
   }
 
@@ -215,14 +215,14 @@ export class SliceRoute {
     s: Staged | undefined | Promise<Staged | undefined>, checked: Checked, arrived: number, checkedAt: number,
   ): Promise<IngestOutcome> {
     const staged = s instanceof Promise ? await s : s;
-    if (!staged) return this.s.checks.duplicate(checked.ev.id, checked.conversationId);
+    if (!staged) return this.steps.checks.duplicate(checked.ev.id, checked.conversationId);
     if (staged.runs.length === 0) {
       await staged.durable;
-      return this.s.acknowledge(staged);
+      return this.steps.acknowledge(staged);
     }
     const stagedAt = performance.now();
-    await this.s.durableRuns(staged);
-    return this.s.acknowledge(staged, { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() });
+    await this.steps.durableRuns(staged);
+    return this.steps.acknowledge(staged, { arrived, checked: checkedAt, staged: stagedAt, durable: performance.now() });
   }
 }
 
