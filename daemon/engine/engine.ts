@@ -1,27 +1,21 @@
 // The engine's lifecycle: start takes the project, opens its storage and brings the index in
 // step with the logs, connects the relays, composes the route of an inbound event
-// (ingest/route.ts), resumes what a stop or crash left, starts the background loops, and is ready
+// (compose-route.ts), resumes what a stop or crash left, starts the background loops, and is ready
 // then; stop undoes it in reverse, idempotently, and marks a clean stop so the next start can
 // skip the index check. Its parts are its own: the front desk reads and asks through `ports()`.
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ContextCache } from "../../src/agent-view.js";
-import { authorName } from "../../src/author-names.js";
-import { authorsOf } from "../../src/backfill/project-filters.js";
 import type { Startup } from "../../src/daemon-status.js";
 import { NotFoundError } from "../../src/errors.js";
 import { recoverOpenSession } from "../../src/execution-time.js";
 import { projectRecipients, type RecipientsOf } from "../../src/messaging/recipients.js";
-import type { Clock, EnginePorts, EntityFetcher } from "../../src/ports.js";
+import type { Clock, EnginePorts } from "../../src/ports.js";
 import { ProblemList, worthLogging } from "../../src/problem-list.js";
 import { transportLimits } from "../../src/relay-guard/transport-limits.js";
-import { orchestratorOf } from "../../src/routing.js";
-import { mayTrigger } from "../../src/trigger-hint.js";
 import { FileConversationLog } from "../../adapters/fs-log/index.js";
-import { KeySigner } from "../../adapters/nostr/key-signer.js";
 import { NdkGateway } from "../../adapters/nostr/ndk-gateway.js";
-import { RelayEntityFetcher } from "../../adapters/nostr/relay-entity-fetcher.js";
 import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
 import { OnDemandIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file.js";
@@ -30,23 +24,18 @@ import { chooseSpawner, type SpawnerChoice } from "../../adapters/spawn/spawner-
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import { acquirePidLock } from "../pid-lock.js";
-import { AgentRunner } from "./agents/agent-runner.js";
-import { liveOperations, type LiveOperations } from "./agents/live-operations.js";
 import { commandAgentsOf, type CommandAgent } from "./agents/command-agents.js";
+import { composeRoute, type Relays, type RouteParts } from "./compose-route.js";
 import { ConversationQueues } from "./ingest/conversation-queues.js";
 import { IngestCounters } from "./ingest/counters.js";
 import { LiveFeed } from "./live-feed.js";
 import { InboundRoute } from "./ingest/route.js";
 import type { BackgroundLoop } from "./loops/background-loop.js";
-import { engineLoops, RETRY_TEXT, type EngineLoops } from "./loops/engine-loops.js";
+import { engineLoops, type EngineLoops } from "./loops/engine-loops.js";
 import { engineCommands, engineReads } from "./ports.js";
 import { openIndex } from "./recovery/index-open.js";
 import { checkIndexAtStart, markCleanStop } from "./recovery/start-check.js";
-import { EMBEDDED_MARK, relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
-import { Outbox } from "./relays/outbox.js";
-import { highWaterStore } from "./relays/high-water-store.js";
-import { RelaySync } from "./relays/relay-sync.js";
-import { ThreadFetcher } from "./relays/thread-fetcher.js";
+import { relayMarkKeys, startEmbeddedRelay } from "./relays/embedded-start.js";
 import type { EngineState } from "./status.js";
 import { ConversationStore } from "./store/conversation-store.js";
 
@@ -56,25 +45,6 @@ export interface EngineOptions {
 }
 
 const systemClock: Clock = { now: () => Date.now() };
-
-/** What the relays step connects: the relays' urls and the gateway to them. */
-interface Relays {
-  urls: string[];
-  gateway: NdkGateway;
-  embedded: EmbeddedRelay | undefined;
-}
-
-/** The route's parts, composed once the storage and the relays are there. */
-interface RouteParts {
-  route: InboundRoute;
-  outbox: Outbox;
-  threads: ThreadFetcher;
-  runner: AgentRunner;
-  sync: RelaySync;
-  entities: EntityFetcher;
-  signers: Map<string, KeySigner>;
-  metadata: LiveOperations["metadata"];
-}
 
 export class Engine {
   private readonly clock: Clock;
@@ -139,7 +109,14 @@ export class Engine {
     this.takeProject();
     const { index, store } = await this.openStorage();
     const relays = (this.relays = await this.connectRelays());
-    const parts = (this.parts = this.composeRoute(index, store, relays));
+    const parts = (this.parts = composeRoute({
+      project: this.project, index, store, relays, verifier: this.verifier!, indexWriter: this.indexWriter!,
+      queues: this.queues, counters: this.counters, clock: this.clock, logger: this.logger, cache: this.cache,
+      commandAgents: this.commandAgents, spawner: this.spawner, signal: this.abort.signal, feed: this.feed,
+      problem: (kind, detail) => this.problem(kind, detail),
+      recordSent: (route, convId, eventId, sentTo) => this.recordSent(route, convId, eventId, sentTo),
+      backfillRetrySoon: () => this.loops?.backfillRetry.runSoon(),
+    }));
     await this.resume(index, store, parts);
     this.startLoops(index, store, relays, parts);
     this.readyAt = this.clock.now();
@@ -218,67 +195,6 @@ export class Engine {
       maxFrameBytes: transportLimits(config.limits.maxEventBytes).clientMaxFrameBytes,
     });
     return { urls, gateway, embedded };
-  }
-
-  /**
-   * The route of an inbound event (ingest/route.ts) and where it leads: the relays deliver into
-   * it (live and back-fill: RelaySync; threads of unknown roots: ThreadFetcher), its runs go to
-   * the agent runner, the daemon's own events to the outbox.
-   */
-  private composeRoute(index: SqliteIndex, store: ConversationStore, relays: Relays): RouteParts {
-    const { project } = this;
-    const verifier = this.verifier!;
-    const signers = new Map(project.agents.map((a) => [a.pubkey, new KeySigner(a.secretKey)]));
-    // The owner's key, when config.json names its file, lets `tenexd ask` speak as the owner.
-    if (project.owner.secretKey) signers.set(project.owner.pubkey, new KeySigner(project.owner.secretKey));
-    const route = new InboundRoute({
-      project: project.info, limits: project.config.limits, verifier, store,
-      queues: this.queues, counters: this.counters, clock: this.clock, runnable: this.commandAgents, signers,
-    });
-    const { gateway, urls, embedded } = relays;
-    const outbox = new Outbox({ gateway, clock: this.clock, markSent: (convId, eventId, sentTo) => this.recordSent(route, convId, eventId, sentTo) });
-    const threads = new ThreadFetcher({
-      gateway, relays: urls, authors: authorsOf({ coordinate: project.coordinate, users: project.info.whitelist, agents: project.agents.map((a) => a.pubkey) }),
-      ingest: route.fromRelay,
-      holds: (id) => store.hasEvent(id),
-      busy: () => this.parts?.sync.catchingUp ?? false,
-      onError: (rootId, err) => this.problem("thread_fetch_failed", `${rootId}: ${String(err)}`),
-    });
-    const entities = new RelayEntityFetcher(gateway, (ev) => verifier.verify(ev));
-    // Live operations (docs/contract.md): who works where (24133), the stop requests that end that work (24134), 513.
-    const { active, stops, metadata } = liveOperations({
-      project, gateway, orchestrator: signers.get(project.orchestrator.pubkey)!, verifier, route, holds: (id) => store.has(id),
-      runsItself: (pk) => this.commandAgents.has(pk), counters: this.counters, clock: this.clock, logger: this.logger,
-      problem: (kind, detail) => this.problem(kind, detail),
-    });
-    const runner = new AgentRunner({
-      project: project.info, agents: project.agents, orchestrator: project.orchestrator, projectDir: project.projectDir,
-      store, queues: this.queues, route, clock: this.clock, logger: this.logger,
-      cache: this.cache, turnTimeoutMs: project.config.limits.turnTimeoutSeconds * 1000,
-      nameOf: (pk) => authorName(project.info, pk),
-      signal: this.abort.signal, entities, active, spawner: this.spawner,
-      onRun: (state, run) => this.feed.emit({ kind: "run", state, run }),
-    });
-    route.connect({ runs: runner, outbox, threads });
-    const sync = new RelaySync({
-      gateway, relays: urls, coordinate: project.coordinate, marks: highWaterStore(index, this.indexWriter!, (err) => this.problem("high_water_failed", String(err))),
-      agentPubkeys: project.agents.map((a) => a.pubkey), userPubkeys: project.info.whitelist,
-      markKey: (url) => (embedded && url === embedded.url ? EMBEDDED_MARK : url),
-      overlapSeconds: project.config.catchup.overlapSeconds,
-      ingest: route.fromRelay,
-      ingestMany: (items, outcome, failed) => route.fromRelayMany(items, outcome, failed),
-      onCatchup: (r) => {
-        this.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, ...(r.reason ? { reason: r.reason } : {}) });
-        threads.backfillDone();
-      },
-      onIncomplete: (url, reason) => this.problem("backfill_incomplete", `${url}: ${reason}; its mark stays, tried again ${RETRY_TEXT}`),
-      retrySoon: () => this.loops?.backfillRetry.runSoon(),
-      onError: (err) => this.problem("ingest_failed", String(err)),
-      now: () => this.clock.now(),
-      stops: (ev, relay) => void stops.take(ev, relay).catch((err: unknown) => this.problem("stop_request_failed", String(err))),
-      urgent: (ev) => mayTrigger(ev, this.commandAgents, orchestratorOf(project.info)?.pubkey),
-    });
-    return { route, outbox, threads, runner, sync, entities, signers, metadata };
   }
 
   /** What a stop or crash left: the outbox resent, the relays synced, lost lines fetched again, pending runs run. */
