@@ -85,9 +85,11 @@ describe("agents on Nostr, end to end", () => {
     const sum = ["checked", "staged", "durable", "context", "input"].reduce((a, k) => a + steps[k]!.p50, 0);
     expect(Math.abs(sum - steps.total!.p50)).toBeLessThanOrEqual(0.3);
     expect(steps.total!.p50).toBeGreaterThan(0);
-    // The process was started while the trigger was made durable: its spawn is not in the input step.
+    // The process's spawn is timed apart. That it starts while the trigger is made durable is
+    // test/integration/early-agent-start.test.ts's to show, with the trigger's sync held: here,
+    // comparing two steps of a few ms each (input shorter than spawn) failed 1 run in 6-8 on this
+    // busy machine, on the code before the slice route as on the code after it.
     expect(steps.spawn!.p50).toBeGreaterThan(0);
-    expect(steps.input!.p50).toBeLessThan(steps.spawn!.p50);
     // Its answer was made durable and accepted by the relay (the orchestrator's too, perhaps, by now).
     expect(latency.answer!.runs).toBeGreaterThanOrEqual(1);
     expect(latency.publish!.runs).toBeGreaterThanOrEqual(1);
