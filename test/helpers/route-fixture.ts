@@ -2,7 +2,7 @@
 // it (no runs, no outbox): one setting for every test that feeds events to the route directly.
 
 import { join } from "node:path";
-import { FileConversationLog } from "../../adapters/fs-log/index.js";
+import { FileConversationLog, type FileOps } from "../../adapters/fs-log/index.js";
 import { SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import type { Verdict } from "../../adapters/verify/verify-protocol.js";
 import { wasmCheck } from "../../adapters/verify/wasm-verify.js";
@@ -25,11 +25,13 @@ export interface RouteFixtureOptions {
   verifier?: { check(ev: NostrEvent, urgent?: boolean): Promise<Verdict>; checkMany?(evs: readonly NostrEvent[]): Promise<Verdict[]> };
   /** The agents the daemon runs itself, by pubkey (default: none). */
   runnable?: ReadonlyMap<string, CommandAgent>;
+  /** The log's file calls (default: the real ones). */
+  fileOps?: FileOps;
 }
 
 /** Opens the route on `dir`; `checked` lists the ids whose signature was verified, in order. */
 export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtureOptions = {}) {
-  const log = new FileConversationLog(o.logDir ?? dir);
+  const log = new FileConversationLog(o.logDir ?? dir, o.fileOps ? { fileOps: o.fileOps } : {});
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const queues = new ConversationQueues(o.concurrentConversations ?? 4);
   const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(o.maxCachedBytes ? { maxCachedBytes: o.maxCachedBytes } : {}) });
@@ -47,7 +49,7 @@ export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtu
     await log.close();
     index.close();
   };
-  return { route, checked, counters, close, log, index };
+  return { route, checked, counters, close, log, index, queues, store };
 }
 
 /**

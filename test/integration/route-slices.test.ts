@@ -14,6 +14,7 @@ import type { CommandAgent } from "../../daemon/engine/agents/command-agents.js"
 import type { IngestOutcome } from "../../daemon/engine/ingest/checks.js";
 import type { InboundRoute } from "../../daemon/engine/ingest/route.js";
 import type { NostrEvent } from "../../src/types.js";
+import { nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
 import { newKey, sign, testProject } from "../helpers/events.js";
 import { openRoute, type RouteFixtureOptions } from "../helpers/route-fixture.js";
 
@@ -53,6 +54,57 @@ function slice(route: InboundRoute, raws: readonly unknown[]): Promise<(IngestOu
 
 const eventIds = async (d: { log: { read(id: string): Promise<{ t: string; ev?: NostrEvent }[]> } }, conv: string) =>
   (await d.log.read(conv)).flatMap((r) => (r.t === "event" ? [r.ev!.id] : []));
+
+/**
+ * The real file calls, with the reads of the files whose path names `conv` held until `release`
+ * (those failed with `err`, if given; later reads are not held); `started` resolves at the first.
+ */
+function heldReads(conv: string) {
+  const paths = new Map<number, string>();
+  let released = false;
+  let resolveGate!: (err?: Error) => void;
+  const gate = new Promise<Error | undefined>((resolve) => (resolveGate = resolve));
+  const release = (err?: Error) => {
+    released = true;
+    resolveGate(err);
+  };
+  let started!: () => void;
+  const startedP = new Promise<void>((resolve) => (started = resolve));
+  const ops: FileOps = {
+    ...nodeFileOps,
+    open: async (path, create) => {
+      const fd = await nodeFileOps.open(path, create);
+      paths.set(fd, path);
+      return fd;
+    },
+    read: async (fd, buf, offset, length, position) => {
+      if (!released && paths.get(fd)?.includes(conv)) {
+        started();
+        const err = await gate;
+        if (err) throw err;
+      }
+      return nodeFileOps.read(fd, buf, offset, length, position);
+    },
+  };
+  return { ops, started: startedP, release };
+}
+
+/** The tasks queued for each conversation (ConversationQueues.run), by id. */
+function countTasks(queues: { run: (id: string, ...rest: any[]) => unknown }) {
+  const counts = new Map<string, number>();
+  const run = queues.run.bind(queues);
+  queues.run = (id: string, ...rest: any[]) => (counts.set(id, (counts.get(id) ?? 0) + 1), run(id, ...rest));
+  return counts;
+}
+
+/** A conversation stored before a restart (its root), and the dir it is in. */
+async function storedConversation(): Promise<{ dir: string; root: NostrEvent }> {
+  const first = await open({});
+  const root = p.root(p.owner, "stored before the restart");
+  expect((await slice(first.route, [root]))[0]!.status).toBe("accepted");
+  await first.close();
+  return { dir: first.dir, root };
+}
 
 const p = testProject();
 const planner = p.agents.planner!;
@@ -121,6 +173,67 @@ describe("InboundRoute.fromRelayMany", () => {
     const [r1, r2, r3] = [1, 2, 3].map((i) => p.reply(p.owner, root, `after the restart ${i}`));
     const outcomes = await slice(d.route, [r1, r2, r3]);
     expect(outcomes.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(await eventIds(d, root.id)).toEqual([root.id, r1!.id, r2!.id, r3!.id]);
+    await d.close();
+  });
+
+  it("a conversation to read: the events next in its line, over several slices, wait for one read and are staged in one task", async () => {
+    const { dir, root } = await storedConversation();
+    const held = heldReads(root.id);
+    const d = await open({ fileOps: held.ops }, dir);
+    const tasks = countTasks(d.queues);
+    const [r1, r2, r3, r4] = [1, 2, 3, 4].map((i) => p.reply(p.owner, root, `after the restart ${i}`));
+    const first = slice(d.route, [r1, r2]);
+    await held.started;
+    // Two more slices while the read is held; each is staged in turn (its verdicts and the one before it).
+    const second = slice(d.route, [r3]);
+    const third = slice(d.route, [r4]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(tasks.get(root.id) ?? 0).toBe(0);
+    held.release();
+    const outcomes = [...(await first), ...(await second), ...(await third)];
+    expect(outcomes.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted", "accepted"]);
+    expect(tasks.get(root.id)).toBe(1);
+    expect(await eventIds(d, root.id)).toEqual([root.id, r1!.id, r2!.id, r3!.id, r4!.id]);
+    await d.close();
+  });
+
+  it("an event that goes alone between them keeps its place: those after it do not join the read", async () => {
+    const { dir, root } = await storedConversation();
+    const held = heldReads(root.id);
+    const runnable = new Map([[planner.pubkey, { ...planner, backend: { type: "command", command: ["true"], timeoutSeconds: 5 } } as unknown as CommandAgent]]);
+    const d = await open({ fileOps: held.ops, runnable }, dir);
+    const before = p.reply(p.owner, root, "said first");
+    const trigger = p.reply(p.owner, root, "planner, go", [planner.pubkey]);
+    const after = p.reply(p.owner, root, "said after");
+    const first = slice(d.route, [before]);
+    await held.started;
+    // The trigger is urgent: checked inline, it goes alone, and holds its place in line.
+    const second = slice(d.route, [trigger, after]);
+    await new Promise((r) => setTimeout(r, 50));
+    held.release();
+    const outcomes = [...(await first), ...(await second)];
+    expect(outcomes.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(await eventIds(d, root.id)).toEqual([root.id, before.id, trigger.id, after.id]);
+    await d.close();
+  });
+
+  it("a read that fails fails the events waiting for it, nothing stored; sent again, they are taken in order", async () => {
+    const { dir, root } = await storedConversation();
+    const held = heldReads(root.id);
+    const d = await open({ fileOps: held.ops }, dir);
+    const [r1, r2, r3] = [1, 2, 3].map((i) => p.reply(p.owner, root, `after the restart ${i}`));
+    const first = slice(d.route, [r1, r2]);
+    await held.started;
+    const second = slice(d.route, [r3]);
+    await new Promise((r) => setTimeout(r, 50));
+    held.release(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" }));
+    const failed = [...(await first), ...(await second)];
+    expect(failed.map((o) => o.status)).toEqual(["failed", "failed", "failed"]);
+    expect(await eventIds(d, root.id)).toEqual([root.id]);
+    // The relay sends them again (the next back-fill): read again, taken in.
+    const again = await slice(d.route, [r1, r2, r3]);
+    expect(again.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted"]);
     expect(await eventIds(d, root.id)).toEqual([root.id, r1!.id, r2!.id, r3!.id]);
     await d.close();
   });

@@ -83,4 +83,20 @@ describe("ArrivalOrder", () => {
     order.leave(a0);
     expect(order.size).toBe(0);
   });
+
+  it("follows: right after in the same line, the tickets between having left", () => {
+    const order = new ArrivalOrder();
+    const [a, b, c, d] = [0, 1, 2, 3].map(() => order.take("x", false)) as [Ticket, Ticket, Ticket, Ticket];
+    const other = order.take("y", false);
+    const newLine = order.take("x", true);
+    expect(order.follows(b, a)).toBe(true);
+    expect(order.follows(c, a)).toBe(false);
+    expect(order.follows(a, b)).toBe(false);
+    expect(order.follows(other, a)).toBe(false);
+    expect(order.follows(newLine, d)).toBe(false);
+    // b refused (it left out of turn): c comes right after a.
+    order.leave(b);
+    expect(order.follows(c, a)).toBe(true);
+    expect(order.follows(d, a)).toBe(false);
+  });
 });

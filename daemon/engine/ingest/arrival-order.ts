@@ -44,6 +44,16 @@ export class ArrivalOrder {
     return t.line.next === t.n;
   }
 
+  /**
+   * Whether `t` comes right after `before` in their line: every ticket between them has left
+   * (refused, a duplicate). `before` has not left yet.
+   */
+  follows(t: Ticket, before: Ticket): boolean {
+    if (t.line !== before.line || t.n <= before.n) return false;
+    for (let n = before.n + 1; n < t.n; n++) if (!t.line.done?.has(n)) return false;
+    return true;
+  }
+
   /** Undefined when the ticket's turn has come; else a promise of it. */
   turn(t: Ticket): Promise<void> | undefined {
     if (t.line.next === t.n) return undefined;

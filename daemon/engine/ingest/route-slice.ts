@@ -2,7 +2,8 @@
 // delivered in one turn of the event loop, gathered by slice-collector.ts. One event at a time,
 // the route (route.ts) made ~17 promises an event and stayed suspended, its state held until the
 // flush; a slice has its checks before the signatures made in one pass, its signatures checked in
-// one message, each event staged in arrival order, and one wait for the flush. What would wait
+// one message, each event staged in arrival order, and one wait for the flush. The events of a
+// conversation to read wait for its read together (conversation-reads.ts); what else would wait
 // goes on alone, with the one-event route's steps (RouteSteps).
 
 import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
@@ -12,6 +13,7 @@ import type { ConversationStore } from "../store/conversation-store.js";
 import type { ArrivalOrder, Ticket } from "./arrival-order.js";
 import { conversationHint, sentId, type Checked, type InboundChecks, type IngestOptions, type IngestOutcome, type Signable } from "./checks.js";
 import type { ConversationQueues } from "./conversation-queues.js";
+import { ConversationReads, type ReadGroup } from "./conversation-reads.js";
 import type { RouteDeps, RouteTimes, Staged } from "./route.js";
 
 /** One event of a slice (fromRelayMany), delivered by a relay. */
@@ -33,6 +35,31 @@ interface SliceEvent {
   ticket: Ticket | undefined;
 }
 
+
+/** Where a slice's events end: their outcomes, their failures, their routes alone from here. */
+interface SliceEnds {
+  outcome(i: number, o: IngestOutcome): void;
+  failed(i: number, err: unknown): void;
+  alone(i: number, p: Promise<IngestOutcome>): void;
+}
+
+/** A slice's checked event waiting for its conversation's read (conversation-reads.ts). */
+interface Waiting {
+  i: number;
+  checked: Checked;
+  quiet: boolean;
+  now: number;
+  arrived: number;
+  checkedAt: number;
+  ends: SliceEnds;
+}
+
+/** A staged event, waiting for its flush with the others of its slice (or read). */
+interface StagedAt {
+  i: number;
+  s: Staged;
+  ends: SliceEnds;
+}
 
 /** What a slice takes of the one-event route (route.ts): its state and its steps. */
 export interface RouteSteps {
@@ -58,20 +85,33 @@ export interface RouteSteps {
 export class SliceRoute {
   /** The end of the last slice's staging: the next slice's starts after it. */
   private staging: Promise<void> = Promise.resolve();
+  private readonly reads: ConversationReads<Waiting>;
 
-  constructor(private readonly steps: RouteSteps) {}
+  constructor(private readonly steps: RouteSteps) {
+    this.reads = new ConversationReads<Waiting>({
+      order: steps.order, store: steps.store,
+      read: (group) => this.stageRead(group),
+      failed: (group, err) => {
+        for (const t of group.tickets) steps.order.leave(t);
+        for (const w of group.items) w.ends.failed(w.i, err);
+        this.untrack(group);
+      },
+    });
+  }
 
   /**
-   * Events a relay delivered together (live, or a back-fill's: `bulk`). An event that would wait on
-   * its own goes on alone from where it is: a copy of one on its way, an urgent one (checked
-   * inline, in its own lane), a note placed only once its root is, one whose conversation must be
-   * read first, is busy, or has an earlier event still on its way. `outcome(i, o)` is told each
+   * Events a relay delivered together (live, or a back-fill's: `bulk`). One whose conversation
+   * must be read waits for the read, with the events right after it in line (this slice's or the
+   * next ones'). An event that would wait on its own goes on alone from where it is: a copy of one
+   * on its way, an urgent one (checked inline, in its own lane), a note placed only once its root
+   * is, one whose conversation is busy or has an earlier event still on its way. `outcome(i, o)` is told each
    * event's outcome; `failed(i, err)` that it could not be stored.
    */
   route(items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void): void {
     const arrived = performance.now();
     const now = this.steps.clock.now();
     const alone = (i: number, p: Promise<IngestOutcome>) => void p.then((o) => outcome(i, o), (err: unknown) => failed(i, err));
+    const ends: SliceEnds = { outcome, failed, alone };
     const mine: SliceEvent[] = [];
     let done!: () => void;
     const slice = new Promise<void>((resolve) => (done = resolve));
@@ -110,7 +150,7 @@ export class SliceRoute {
     }
     const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mine.map((m) => m.pre.ev));
     // Slices are staged in the order they came: the tickets of one are gone before the next's turn.
-    const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, alone, outcome, failed, slice, done));
+    const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, ends, slice, done));
     // A slice that could not be staged at all still ends: what waits for its events goes on.
     this.staging = staging.then(() => undefined, () => done());
   }
@@ -128,17 +168,25 @@ export class SliceRoute {
   /** A slice's events once their signatures are checked (`verdicts`, or why there are none), in arrival order. */
   private stageSlice(
     mine: readonly SliceEvent[], verdicts: readonly Verdict[] | Error, now: number, arrived: number,
-    alone: (i: number, p: Promise<IngestOutcome>) => void, outcome: (i: number, o: IngestOutcome) => void,
-    failed: (i: number, err: unknown) => void, slice: Promise<void>, done: () => void,
+    ends: SliceEnds, slice: Promise<void>, done: () => void,
   ): void {
+    const { outcome, failed, alone } = ends;
     const checkedAt = performance.now();
-    const staged: { i: number; s: Staged }[] = [];
+    const staged: StagedAt[] = [];
     for (let k = 0; k < mine.length; k++) {
       const { i, pre, opts, ticket } = mine[k]!;
       const id = pre.ev.id;
       try {
         const verdict = verdicts instanceof Error ? verdicts : verdicts[k] ?? new Error("the verifier gave no verdict");
         const after = verdict instanceof Error ? this.steps.checks.verifyFailed(verdict, pre.ev, opts) : this.steps.checks.afterSignature(pre, verdict, opts, this.steps.rootInFlight);
+        if (!(after instanceof Promise) && after.status === "checked" && ticket?.conversationId === after.conversationId) {
+          const waiting = { i, checked: after, quiet: opts.quiet ?? false, now, arrived, checkedAt, ends };
+          const group = this.reads.wait(after.conversationId, ticket, waiting);
+          if (group) {
+            this.steps.inFlight.set(id, group.done);
+            continue;
+          }
+        }
         if (after instanceof Promise || !this.stagesNow(after, ticket)) {
           alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
           continue;
@@ -150,30 +198,82 @@ export class SliceRoute {
         }
         const s = this.steps.stage(after.conversationId, after.ev, "relay", opts.quiet ?? false, now);
         if (ticket) this.steps.order.leave(ticket);
-        if (s instanceof Promise || (s && s.runs.length > 0)) alone(i, this.track(id, this.stagedAlone(s, after, arrived, checkedAt)));
-        else if (!s) outcome(i, this.steps.checks.duplicate(id, after.conversationId));
-        else staged.push({ i, s });
+        this.place(i, s, after, arrived, checkedAt, ends, staged);
       } catch (err) {
         if (ticket) this.steps.order.leave(ticket);
         failed(i, err);
       }
     }
-    const end = () => {
+    void this.settle(staged, () => {
       for (const { pre } of mine) if (this.steps.inFlight.get(pre.ev.id) === slice) this.steps.inFlight.delete(pre.ev.id);
       done();
-    };
-    if (staged.length === 0) return end();
+    });
+  }
+
+  /**
+   * A read conversation's waiting events, staged in line order in one task of its queue (their
+   * tickets leave once it is queued), then acknowledged together once durable.
+   */
+  private stageRead(group: ReadGroup<Waiting>): Promise<void> {
+    const { conversationId, items } = group;
+    const task = this.steps.queues.run(conversationId, () => items.map((w) => {
+      try {
+        return this.steps.stage(conversationId, w.checked.ev, "relay", w.quiet, w.now);
+      } catch (err) {
+        return { failed: err };
+      }
+    }));
+    for (const t of group.tickets) this.steps.order.leave(t);
+    return task.then(
+      (results) => {
+        const staged: StagedAt[] = [];
+        results.forEach((s, k) => {
+          const w = items[k]!;
+          if (s && "failed" in s) w.ends.failed(w.i, s.failed);
+          else this.place(w.i, s, w.checked, w.arrived, w.checkedAt, w.ends, staged);
+        });
+        return this.settle(staged, () => this.untrack(group));
+      },
+      (err: unknown) => {
+        for (const w of items) w.ends.failed(w.i, err);
+        this.untrack(group);
+      },
+    );
+  }
+
+  /** A staged event: waits for the flush with the others, or goes on alone (its conversation read again, its runs to start). */
+  private place(
+    i: number, s: Staged | undefined | Promise<Staged | undefined>, checked: Checked, arrived: number, checkedAt: number,
+    ends: SliceEnds, staged: StagedAt[],
+  ): void {
+    const id = checked.ev.id;
+    if (s instanceof Promise || (s && s.runs.length > 0)) ends.alone(i, this.track(id, this.stagedAlone(s, checked, arrived, checkedAt)));
+    else if (!s) ends.outcome(i, this.steps.checks.duplicate(id, checked.conversationId));
+    else staged.push({ i, s, ends });
+  }
+
+  /** Once the staged events are durable, each is acknowledged (or failed, its append having failed); then `end`. */
+  private settle(staged: readonly StagedAt[], end: () => void): Promise<void> {
+    if (staged.length === 0) {
+      end();
+      return Promise.resolve();
+    }
     const durables = staged.map(({ s }) => s.durable);
-    const settle = (results?: PromiseSettledResult<unknown>[]) => {
-      staged.forEach(({ i, s }, k) => {
+    const finish = (results?: PromiseSettledResult<unknown>[]) => {
+      staged.forEach(({ i, s, ends }, k) => {
         const r = results?.[k];
-        if (r?.status === "rejected") failed(i, r.reason);
-        else outcome(i, this.steps.acknowledge(s));
+        if (r?.status === "rejected") ends.failed(i, r.reason);
+        else ends.outcome(i, this.steps.acknowledge(s));
       });
       end();
     };
     // Some append failed: which ones, each on its own.
-    Promise.all(durables).then(() => settle(), () => Promise.allSettled(durables).then(settle));
+    return Promise.all(durables).then(() => finish(), () => Promise.allSettled(durables).then(finish));
+  }
+
+  /** A group's events are settled: copies and replies no longer wait for it. */
+  private untrack(group: ReadGroup<Waiting>): void {
+    for (const w of group.items) if (this.steps.inFlight.get(w.checked.ev.id) === group.done) this.steps.inFlight.delete(w.checked.ev.id);
   }
 
   /**
