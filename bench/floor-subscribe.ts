@@ -25,12 +25,12 @@ export function subscribeLive(url: string, onEvent: (ev: NostrEvent) => void): W
  * size and splitting of full seconds) over a plain connection, each event handed on at once
  * (no bound on those in flight: the floor's least). Resolves when the last page is in.
  */
-export async function backfill(url: string, audience: ProjectAudience, onEvent: (ev: NostrEvent) => void): Promise<CatchupResult> {
+export async function backfill(url: string, audience: ProjectAudience, onEvent: (ev: NostrEvent) => void, since?: number): Promise<CatchupResult> {
   const conn = new QueryConnection(url, { maxFrameBytes: FLOOR_MAX_FRAME });
   try {
     return await catchUp({
       query: (filters, cb) => conn.query(filters, cb, 60_000),
-      filters: projectFilters(audience), since: undefined, pageSize: PAGE_SIZE, maxInFlight: Number.MAX_SAFE_INTEGER,
+      filters: projectFilters(audience), since, pageSize: PAGE_SIZE, maxInFlight: Number.MAX_SAFE_INTEGER,
       space: backfillSpace(audience),
       ingest: (ev) => (onEvent(ev as NostrEvent), Promise.resolve(false)),
     });

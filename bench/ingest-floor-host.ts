@@ -8,9 +8,10 @@
 // ordering within a conversation, no queues, no status. What tenexd does beyond this is what
 // the ratio of its figures to this floor's prices.
 //
-//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill]   (DIR/index.sqlite: the count the benchmark polls)
+//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]]   (DIR/index.sqlite: the count the benchmark polls)
 // With --backfill the events come from a first back-fill paged as the daemon pages it (the floor
-// of ingest_relay_200x50_evps); the host prints `start` on stdout as it begins (its connection
+// of ingest_relay_200x50_evps), from SINCE (created_at) on if given (the floor of a catch-up,
+// catchup_10k_ratio: it keeps no conversation, so it has none to read); the host prints `start` on stdout as it begins (its connection
 // and first REQ follow, as the daemon's back-fill connects after its clock starts), and on
 // stderr why a back-fill ended incomplete.
 
@@ -24,8 +25,11 @@ import { backfill, subscribeLive } from "./floor-subscribe.js";
 import type { FloorRow } from "./ingest-floor-worker.js";
 import { benchKeys, benchProjectInfo } from "./workload.js";
 
-const [url, dir, mode] = process.argv.slice(2) as (string | undefined)[];
-if (!url || !dir || (mode !== undefined && mode !== "--backfill")) throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill]");
+const [url, dir, mode, sinceArg] = process.argv.slice(2) as (string | undefined)[];
+const since = sinceArg === undefined ? undefined : Number(sinceArg);
+if (!url || !dir || (mode !== undefined && mode !== "--backfill") || (since !== undefined && !Number.isSafeInteger(since))) {
+  throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]]");
+}
 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
 const BATCH = 64;
@@ -91,7 +95,7 @@ const ws = mode === "--backfill" ? undefined : subscribeLive(url, take);
 if (mode === "--backfill") {
   process.stdout.write("start\n");
   // The daemon's audience: the same filters, so the relay does the same work.
-  void backfill(url, audienceOf(benchProjectInfo(benchKeys())), take).then(
+  void backfill(url, audienceOf(benchProjectInfo(benchKeys())), take, since).then(
     (r) => r.complete || process.stderr.write(`floor back-fill incomplete: ${r.reason ?? "no reason"}\n`),
     (err: unknown) => process.stderr.write(`floor back-fill failed: ${String(err)}\n`),
   );

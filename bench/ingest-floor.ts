@@ -44,12 +44,14 @@ export interface FloorBackfill {
 }
 
 /**
- * The floor host's first back-fill from `relay` (paged as the daemon pages it), timed from its
- * first REQ until its index holds `expected` messages: the floor of ingest_relay_200x50_evps.
+ * The floor host's first back-fill from `relay` (paged as the daemon pages it; from `since` on,
+ * if given), timed from its first REQ until its index holds `expected` messages: the floor of
+ * ingest_relay_200x50_evps, and with `since` of catchup_10k_evps.
  */
-export async function floorBackfillRun(relay: { url: string; pid: number }, expected: number): Promise<FloorBackfill> {
+export async function floorBackfillRun(relay: { url: string; pid: number }, expected: number, since?: number): Promise<FloorBackfill> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-backfill-floor-"));
-  const host = spawn(process.execPath, [HOST, relay.url, dir, "--backfill"], { stdio: ["ignore", "pipe", "inherit"] });
+  const args = [HOST, relay.url, dir, "--backfill", ...(since !== undefined ? [String(since)] : [])];
+  const host = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((r) => host.once("exit", () => r()));
   try {
     const pid = host.pid!;
