@@ -179,16 +179,13 @@ export class SliceRoute {
       try {
         const verdict = verdicts instanceof Error ? verdicts : verdicts[k] ?? new Error("the verifier gave no verdict");
         const after = verdict instanceof Error ? this.steps.checks.verifyFailed(verdict, pre.ev, opts) : this.steps.checks.afterSignature(pre, verdict, opts, this.steps.rootInFlight);
-        if (!(after instanceof Promise) && after.status === "checked" && ticket?.conversationId === after.conversationId) {
-          const waiting = { i, checked: after, quiet: opts.quiet ?? false, now, arrived, checkedAt, ends };
-          const group = this.reads.wait(after.conversationId, ticket, waiting);
-          if (group) {
-            this.steps.inFlight.set(id, group.done);
-            continue;
-          }
-        }
         if (after instanceof Promise || !this.stagesNow(after, ticket)) {
-          alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
+          // Its conversation to read (or being read for the event before it): it waits for the read.
+          const group = !(after instanceof Promise) && after.status === "checked" && ticket?.conversationId === after.conversationId
+            ? this.reads.wait(after.conversationId, ticket, { i, checked: after, quiet: opts.quiet ?? false, now, arrived, checkedAt, ends })
+            : undefined;
+          if (group) this.steps.inFlight.set(id, group.done);
+          else alone(i, this.track(id, this.checkedAlone(after, opts, now, ticket, arrived)));
           continue;
         }
         if (after.status !== "checked") {
