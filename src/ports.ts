@@ -158,6 +158,8 @@ export interface ConversationIndex {
   applyBatch(items: readonly IndexItem[]): void;
   /** Whether an event with this id is already stored (dedupe before paying for verification). */
   isProcessed(eventId: string): boolean;
+  /** Those of `eventIds` already stored, in one lookup (a relay's slice of events). */
+  processedAmong(eventIds: readonly string[]): Set<string>;
   /** Whether the daemon published this event itself (it is in the outbox, sent or not). */
   isPublishedHere(eventId: string): boolean;
   /** Highest log position indexed per conversation (to repair a missing tail at start). */

@@ -15,6 +15,11 @@ const RAISE_HIGH_WATER = `
 const SELECT_IS_PROCESSED = `
   SELECT EXISTS (SELECT 1 FROM messages WHERE event_id = ?)
       OR EXISTS (SELECT 1 FROM processed WHERE event_id = ?)`;
+// The same for many ids at once (a relay's slice of events): one statement, one B-tree walk each.
+const SELECT_PROCESSED_AMONG = `
+  SELECT value FROM json_each(?)
+   WHERE EXISTS (SELECT 1 FROM messages WHERE event_id = value)
+      OR EXISTS (SELECT 1 FROM processed WHERE event_id = value)`;
 const INSERT_PROCESSED = `INSERT OR IGNORE INTO processed (event_id, conversation_id) VALUES (?, ?)`;
 
 export class RelayMarks {
@@ -22,6 +27,7 @@ export class RelayMarks {
   private readonly selectAllHighWater;
   private readonly raiseHighWater;
   private readonly selectIsProcessed;
+  private readonly selectProcessedAmong;
   private readonly insertProcessed;
 
   constructor(db: Database.Database) {
@@ -29,6 +35,7 @@ export class RelayMarks {
     this.selectAllHighWater = db.prepare<[], { relay: string; max_created_at: number }>(SELECT_ALL_HIGH_WATER);
     this.raiseHighWater = db.prepare<[string, number]>(RAISE_HIGH_WATER);
     this.selectIsProcessed = db.prepare<[string, string], number>(SELECT_IS_PROCESSED).pluck();
+    this.selectProcessedAmong = db.prepare<[string], string>(SELECT_PROCESSED_AMONG).pluck();
     this.insertProcessed = db.prepare<[string, string | null]>(INSERT_PROCESSED);
   }
 
@@ -48,6 +55,11 @@ export class RelayMarks {
 
   isProcessed(eventId: string): boolean {
     return this.selectIsProcessed.get(eventId, eventId) === 1;
+  }
+
+  /** Those of `eventIds` that are processed (isProcessed), in one query. */
+  processedAmong(eventIds: readonly string[]): Set<string> {
+    return new Set(eventIds.length === 0 ? [] : this.selectProcessedAmong.all(JSON.stringify(eventIds)));
   }
 
   /** For events that are not messages of a conversation (those are known by being indexed). */

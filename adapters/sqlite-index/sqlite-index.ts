@@ -159,6 +159,10 @@ export class SqliteIndex implements ConversationIndex {
     return this.relays.isProcessed(eventId);
   }
 
+  processedAmong(eventIds: readonly string[]): Set<string> {
+    return this.relays.processedAmong(eventIds);
+  }
+
   isPublishedHere(eventId: string): boolean {
     return this.writer.outbox.has(eventId);
   }

@@ -77,8 +77,11 @@ describe.each([["one at a time", false], ["in slices", true]] as const)("relays'
 
       d = await open(dir, p);
       let lookups = 0;
+      // Ids looked up in the index, one at a time or a slice's at once.
       const isProcessed = d.index.isProcessed.bind(d.index);
+      const processedAmong = d.index.processedAmong.bind(d.index);
       d.index.isProcessed = (id: string) => (lookups++, isProcessed(id));
+      d.index.processedAmong = (ids: readonly string[]) => ((lookups += ids.length), processedAmong(ids));
       // Neither conversation is in memory: the index answers.
       expect((await d.pipeline.ingest(reply)).status).toBe("duplicate");
       expect(lookups).toBe(1);

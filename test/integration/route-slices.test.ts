@@ -198,6 +198,28 @@ describe("InboundRoute.fromRelayMany", () => {
     await d.close();
   });
 
+  it("copies of stored events of conversations not in memory: one index lookup for the slice, nothing verified", async () => {
+    const first = await open({});
+    const roots = [1, 2, 3].map((i) => p.root(p.owner, `stored ${i}`));
+    expect((await slice(first.route, roots)).map((o) => o.status)).toEqual(["accepted", "accepted", "accepted"]);
+    await first.close();
+    const v = notingVerifier();
+    const d = await open({ verifier: v }, first.dir);
+    const asked: string[][] = [];
+    let alone = 0;
+    const processedAmong = d.index.processedAmong.bind(d.index);
+    d.index.processedAmong = (ids: readonly string[]) => (asked.push([...ids]), processedAmong(ids));
+    const isProcessed = d.index.isProcessed.bind(d.index);
+    d.index.isProcessed = (id: string) => (alone++, isProcessed(id));
+    const fresh = p.reply(p.owner, roots[0]!, "new");
+    const outcomes = await slice(d.route, [...roots, fresh]);
+    expect(outcomes.map((o) => o.status)).toEqual(["duplicate", "duplicate", "duplicate", "accepted"]);
+    expect(asked).toEqual([[...roots.map((r) => r.id), fresh.id]]);
+    expect(alone).toBe(0);
+    expect(v.slices).toEqual([[fresh.id]]);
+    await d.close();
+  });
+
   it("an event that goes alone between them keeps its place: those after it do not join the read", async () => {
     const { dir, root } = await storedConversation();
     const held = heldReads(root.id);

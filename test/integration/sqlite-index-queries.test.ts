@@ -168,5 +168,9 @@ describe("SqliteIndex catch-up marks", () => {
     index.markProcessed(other);
     index.markProcessed(other);
     expect(index.isProcessed(other)).toBe(true);
+    // Many at once: those processed, whichever way; an id that is no hex changes nothing.
+    const unknown = "b".repeat(64);
+    expect(index.processedAmong([s.events.a2.id, unknown, other, `"],'x`, s.events.a2.id])).toEqual(new Set([s.events.a2.id, other]));
+    expect(index.processedAmong([])).toEqual(new Set());
   });
 });

@@ -182,6 +182,18 @@ export class InboundChecks {
     return id.length === 64 && this.d.store.hasEvent(id, conversationId);
   }
 
+  /**
+   * As `holds` for a slice's events (their sent ids and conversation hints, in order): those
+   * held, with one index lookup for all the events of conversations not in memory.
+   */
+  heldAmong(ids: readonly (string | undefined)[], conversationIds: readonly (string | undefined)[]): Set<string> {
+    const events: { id: string; conversationId: string | undefined }[] = [];
+    ids.forEach((id, i) => {
+      if (id?.length === 64) events.push({ id, conversationId: conversationIds[i] });
+    });
+    return this.d.store.heldAmong(events);
+  }
+
   /** A copy of a stored event: an echo of one the daemon published, else a duplicate. */
   duplicate(eventId: string, conversationId: string | undefined): IngestOutcome {
     if (this.d.store.publishedHere(eventId, conversationId)) this.d.counters.echoes.total++;

@@ -116,19 +116,29 @@ export class SliceRoute {
     let done!: () => void;
     const slice = new Promise<void>((resolve) => (done = resolve));
     let opts: IngestOptions | undefined;
+    // The duplicates among them in one look (one index query for those of conversations not in memory).
+    const ids = items.map((item) => sentId(item.raw));
+    const convs = items.map((item) => conversationHint(item.raw));
+    let held: Set<string> | Error;
+    try {
+      held = this.steps.checks.heldAmong(ids, convs);
+    } catch (err) {
+      held = asError(err); // each event fails with it, as its own lookup would have
+    }
     for (let i = 0; i < items.length; i++) {
       let ticket: Ticket | undefined;
       try {
         const { raw, relay, quiet, bulk = false } = items[i]!;
         // One options object for the events that came the same way (a slice's, as a rule).
         if (opts === undefined || opts.relay !== relay || opts.quiet !== quiet || opts.bulk !== bulk) opts = { origin: "relay", ...(relay ? { relay } : {}), quiet, bulk };
-        const id = sentId(raw);
+        const id = ids[i];
         if (id === undefined || this.steps.inFlight.has(id)) {
           alone(i, this.steps.ingest(raw, opts));
           continue;
         }
-        const conv = conversationHint(raw);
-        if (this.steps.checks.holds(id, conv)) {
+        const conv = convs[i];
+        if (held instanceof Error) throw held;
+        if (held.has(id)) {
           outcome(i, this.steps.checks.duplicate(id, conv));
           continue;
         }

@@ -160,11 +160,29 @@ export class ConversationStore {
    * probes, 5-18 µs) is left for events of conversations stored but not in memory.
    */
   hasEvent(id: string, conversationId?: string): boolean {
+    return this.heldInMemory(id, conversationId) ?? this.opts.index.isProcessed(id);
+  }
+
+  /** As hasEvent for many events, those of them held; the index asked once for all it must answer. */
+  heldAmong(events: readonly { id: string; conversationId: string | undefined }[]): Set<string> {
+    const held = new Set<string>();
+    const ask: string[] = [];
+    for (const { id, conversationId } of events) {
+      const known = this.heldInMemory(id, conversationId);
+      if (known === undefined) ask.push(id);
+      else if (known) held.add(id);
+    }
+    if (ask.length > 0) for (const id of this.opts.index.processedAmong(ask)) held.add(id);
+    return held;
+  }
+
+  /** hasEvent's answer from memory; undefined when the index must answer. */
+  private heldInMemory(id: string, conversationId: string | undefined): boolean | undefined {
     if (this.recent.has(id)) return true;
-    if (conversationId === undefined) return this.opts.index.isProcessed(id);
+    if (conversationId === undefined) return undefined;
     if (!this.has(conversationId)) return false;
     const conv = this.cache.peek(conversationId);
-    return conv ? conv.eventsById.has(id) : this.opts.index.isProcessed(id);
+    return conv ? conv.eventsById.has(id) : undefined;
   }
 
   /** Whether a stored event was published by this daemon (a relay sending it back echoes it). */
