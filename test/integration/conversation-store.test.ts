@@ -194,3 +194,40 @@ describe("ConversationStore: what the index is fed", () => {
     await close();
   });
 });
+
+describe("ConversationStore: a log a crash left empty", () => {
+  it("callers that ask for it at once all get one new aggregate, and their records follow each other", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenexd-store-"));
+    dirs.push(dir);
+    const p = testProject();
+    const root = p.root(p.owner, "its first line never written");
+    const reply = p.reply(p.owner, root, "a reply");
+    const layout = new LogLayout(dir);
+    // Another conversation makes the directory; the empty file is what a kill between the flush's
+    // O_EXCL open and its write leaves.
+    let log = new FileConversationLog(dir);
+    let index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+    let store = new ConversationStore({ log, index });
+    await store.init();
+    const other = p.root(p.owner, "another");
+    await store.commit(await store.getOrCreate(other.id, p.info.coordinate), [{ t: "event", at: 1, ev: other, origin: "relay" }]).durable;
+    await store.indexed();
+    await log.close();
+    index.close();
+    writeFileSync(layout.logPath(root.id, false), "", { mode: 0o600 });
+
+    log = new FileConversationLog(dir);
+    index = new SqliteIndex({ path: join(dir, "index.sqlite") });
+    store = new ConversationStore({ log, index });
+    await store.init();
+    expect(store.has(root.id)).toBe(true);
+    const [a, b] = await Promise.all([store.getOrCreate(root.id, p.info.coordinate), store.getOrCreate(root.id, p.info.coordinate)]);
+    expect(a).toBe(b);
+    await store.commit(a, [{ t: "event", at: 2, ev: root, origin: "relay" }]).durable;
+    await store.commit(b, [{ t: "event", at: 3, ev: reply, origin: "relay" }]).durable;
+    expect((await log.readWhole(root.id)).records.map((r) => r.n)).toEqual([1, 2]);
+    await store.indexed();
+    await log.close();
+    index.close();
+  });
+});

@@ -4,7 +4,7 @@
 // too (a copy, an urgent one, a conversation to read, an earlier event still on its way), over a
 // real log and index.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import type { IngestOutcome } from "../../daemon/engine/ingest/checks.js";
 import type { InboundRoute } from "../../daemon/engine/ingest/route.js";
 import type { NostrEvent } from "../../src/types.js";
 import { nodeFileOps, type FileOps } from "../../adapters/fs-log/index.js";
+import { LogLayout } from "../../adapters/fs-log/layout.js";
 import { newKey, sign, testProject } from "../helpers/events.js";
 import { openRoute, type RouteFixtureOptions } from "../helpers/route-fixture.js";
 
@@ -195,6 +196,22 @@ describe("InboundRoute.fromRelayMany", () => {
     expect(outcomes.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted", "accepted"]);
     expect(tasks.get(root.id)).toBe(1);
     expect(await eventIds(d, root.id)).toEqual([root.id, r1!.id, r2!.id, r3!.id, r4!.id]);
+    await d.close();
+  });
+
+  it("a conversation whose log a crash left empty: its events, waiting for the read together, are stored in order on one aggregate", async () => {
+    const first = await open({});
+    const other = p.root(p.owner, "so that the log's directory exists");
+    expect((await slice(first.route, [other]))[0]!.status).toBe("accepted");
+    await first.close();
+    // The flush created the file (O_EXCL) and the process died before it wrote a byte.
+    const root = p.root(p.owner, "its first line never written");
+    writeFileSync(new LogLayout(first.dir).logPath(root.id, false), "", { mode: 0o600 });
+    const d = await open({}, first.dir);
+    const [r1, r2] = [1, 2].map((i) => p.reply(p.owner, root, `reply ${i}`));
+    const outcomes = await slice(d.route, [root, r1, r2]);
+    expect(outcomes.map((o) => o.status)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(await eventIds(d, root.id)).toEqual([root.id, r1!.id, r2!.id]);
     await d.close();
   });
 

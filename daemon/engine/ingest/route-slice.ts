@@ -219,17 +219,35 @@ export class SliceRoute {
 
   /**
    * A read conversation's waiting events, staged in line order in one task of its queue (their
-   * tickets leave once it is queued), then acknowledged together once durable.
+   * tickets leave once it is queued), then acknowledged together once durable. An event whose
+   * staging must wait (the read found no aggregate: a log a crash left empty) is waited for before
+   * the next is staged, as separate tasks would be.
    */
   private stageRead(group: ReadGroup<Waiting>): Promise<void> {
     const { conversationId, items } = group;
-    const task = this.steps.queues.run(conversationId, () => items.map((w) => {
-      try {
-        return this.steps.stage(conversationId, w.checked.ev, "relay", w.quiet, w.now);
-      } catch (err) {
-        return { failed: err };
-      }
-    }));
+    type Result = Staged | undefined | { failed: unknown };
+    const task = this.steps.queues.run(conversationId, () => {
+      const results: Result[] = [];
+      const from = (k: number): Result[] | Promise<Result[]> => {
+        for (; k < items.length; k++) {
+          const w = items[k]!;
+          let s: ReturnType<RouteSteps["stage"]>;
+          try {
+            s = this.steps.stage(conversationId, w.checked.ev, "relay", w.quiet, w.now);
+          } catch (err) {
+            results.push({ failed: err });
+            continue;
+          }
+          if (s instanceof Promise) {
+            const next = k + 1;
+            return s.then((v) => v, (err: unknown) => ({ failed: err })).then((v) => (results.push(v), from(next)));
+          }
+          results.push(s);
+        }
+        return results;
+      };
+      return from(0);
+    });
     for (const t of group.tickets) this.steps.order.leave(t);
     return task.then(
       (results) => {

@@ -126,8 +126,11 @@ export class ConversationStore {
     return this.created(id, project);
   }
 
+  // Callers waiting for the same read (its log was empty: a crash left the file without a line)
+  // all get the aggregate the first of them created: a second, also empty, would number its
+  // records from 1 again, and the log would refuse them (n=1 does not follow n=1).
   private async createdAfterLoad(id: string, project: string): Promise<Conversation> {
-    return (await this.get(id)) ?? this.created(id, project);
+    return (await this.get(id)) ?? this.cache.get(id) ?? this.created(id, project);
   }
 
   private created(id: string, project: string): Conversation {
