@@ -187,11 +187,7 @@ export class InboundChecks {
    * held, with one index lookup for all the events of conversations not in memory.
    */
   heldAmong(ids: readonly (string | undefined)[], conversationIds: readonly (string | undefined)[]): Set<string> {
-    const events: { id: string; conversationId: string | undefined }[] = [];
-    ids.forEach((id, i) => {
-      if (id?.length === 64) events.push({ id, conversationId: conversationIds[i] });
-    });
-    return this.d.store.heldAmong(events);
+    return this.d.store.heldAmong(ids.map((id) => (id?.length === 64 ? id : undefined)), conversationIds);
   }
 
   /** A copy of a stored event: an echo of one the daemon published, else a duplicate. */

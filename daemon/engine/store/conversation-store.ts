@@ -166,16 +166,21 @@ export class ConversationStore {
     return this.heldInMemory(id, conversationId) ?? this.opts.index.isProcessed(id);
   }
 
-  /** As hasEvent for many events, those of them held; the index asked once for all it must answer. */
-  heldAmong(events: readonly { id: string; conversationId: string | undefined }[]): Set<string> {
+  /**
+   * As hasEvent for many events (their ids and conversations, side by side; an undefined id is
+   * passed over), those of them held; the index asked once for all it must answer.
+   */
+  heldAmong(ids: readonly (string | undefined)[], conversationIds: readonly (string | undefined)[]): Set<string> {
     const held = new Set<string>();
-    const ask: string[] = [];
-    for (const { id, conversationId } of events) {
-      const known = this.heldInMemory(id, conversationId);
-      if (known === undefined) ask.push(id);
+    let ask: string[] | undefined;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (id === undefined) continue;
+      const known = this.heldInMemory(id, conversationIds[i]);
+      if (known === undefined) (ask ??= []).push(id);
       else if (known) held.add(id);
     }
-    if (ask.length > 0) for (const id of this.opts.index.processedAmong(ask)) held.add(id);
+    if (ask) for (const id of this.opts.index.processedAmong(ask)) held.add(id);
     return held;
   }
 
