@@ -104,8 +104,8 @@ export class SliceRoute {
    * must be read waits for the read, with the events right after it in line (this slice's or the
    * next ones'). An event that would wait on its own goes on alone from where it is: a copy of one
    * on its way, an urgent one (checked inline, in its own lane), a note placed only once its root
-   * is, one whose conversation is busy or has an earlier event still on its way. `outcome(i, o)` is told each
-   * event's outcome; `failed(i, err)` that it could not be stored.
+   * is, one whose conversation is busy or has an earlier event still on its way. `outcome(i, o)`
+   * is told each event's outcome; `failed(i, err)` that it could not be stored.
    */
   route(items: readonly SliceItem[], outcome: (i: number, o: IngestOutcome) => void, failed: (i: number, err: unknown) => void): void {
     const arrived = performance.now();
@@ -240,7 +240,7 @@ export class SliceRoute {
           }
           if (s instanceof Promise) {
             const next = k + 1;
-            return s.then((v) => v, (err: unknown) => ({ failed: err })).then((v) => (results.push(v), from(next)));
+            return s.then((v): Result => v, (err: unknown): Result => ({ failed: err })).then((v) => (results.push(v), from(next)));
           }
           results.push(s);
         }
