@@ -7,13 +7,15 @@
 // the same shape (200 × 50) pushed down a fresh daemon's live subscription (live-ingest.ts).
 //
 // Each catch-up run is paired with a live run just before it, and the ratio is the median of
-// the five pairs' ratios. The ratio's ceiling is the floor's (ingest-floor-host.ts), each pair
-// right after tenexd's: its live run and its back-fill of the same missed events from the same
-// relay. The relay serves a back-fill from SQLite on the same two cores (~0.4 of them), where the
-// live runs' load generator sends events it holds ready: on two cores a catch-up cannot be as
-// fast as a live run, by the relay's share, whatever the host does. Other tenants' load on this shared machine drifts over tens of
+// the five pairs' ratios. Other tenants' load on this shared machine drifts over tens of
 // seconds: a live figure measured a minute earlier, in another task, made the ratio swing from
-// 0.66 to 1.0 between runs of the same code. Also printed against the pipeline alone,
+// 0.66 to 1.0 between runs of the same code.
+//
+// The ratio's ceiling is the floor's (ingest-floor-host.ts), each pair right after tenexd's: its
+// live run and its back-fill of the same missed events from the same relay. The relay serves a
+// back-fill from SQLite on the same two cores (0.4-0.5 of them), where the live runs' load
+// generator sends events it holds ready: on two cores a catch-up cannot be as fast as a live run,
+// by the relay's share, whatever the host does. Also printed against the pipeline alone,
 // in-process (ingest_200x50_evps), which has no relay, no socket and no second process.
 
 import { cpSync, rmSync } from "node:fs";
