@@ -174,16 +174,11 @@ export class InboundChecks {
    */
   held(raw: unknown): boolean {
     const id = sentId(raw);
-    return id !== undefined && this.holds(id, conversationHint(raw));
-  }
-
-  /** As `held`, for an id and the conversation the event names (conversationHint), when already read. */
-  holds(id: string, conversationId: string | undefined): boolean {
-    return id.length === 64 && this.d.store.hasEvent(id, conversationId);
+    return id !== undefined && id.length === 64 && this.d.store.hasEvent(id, conversationHint(raw));
   }
 
   /**
-   * As `holds` for a slice's events (their sent ids and conversation hints, in order): those
+   * As `held` for a slice's events (their sent ids and conversation hints, in order): those
    * held, with one index lookup for all the events of conversations not in memory.
    */
   heldAmong(ids: readonly (string | undefined)[], conversationIds: readonly (string | undefined)[]): Set<string> {

@@ -225,28 +225,17 @@ export class SliceRoute {
    */
   private stageRead(group: ReadGroup<Waiting>): Promise<void> {
     const { conversationId, items } = group;
-    type Result = Staged | undefined | { failed: unknown };
-    const task = this.steps.queues.run(conversationId, () => {
-      const results: Result[] = [];
-      const from = (k: number): Result[] | Promise<Result[]> => {
-        for (; k < items.length; k++) {
-          const w = items[k]!;
-          let s: ReturnType<RouteSteps["stage"]>;
-          try {
-            s = this.steps.stage(conversationId, w.checked.ev, "relay", w.quiet, w.now);
-          } catch (err) {
-            results.push({ failed: err });
-            continue;
-          }
-          if (s instanceof Promise) {
-            const next = k + 1;
-            return s.then((v): Result => v, (err: unknown): Result => ({ failed: err })).then((v) => (results.push(v), from(next)));
-          }
-          results.push(s);
+    const task = this.steps.queues.run(conversationId, async () => {
+      const results: (Staged | undefined | { failed: unknown })[] = [];
+      for (const w of items) {
+        try {
+          const s = this.steps.stage(conversationId, w.checked.ev, "relay", w.quiet, w.now);
+          results.push(s instanceof Promise ? await s : s);
+        } catch (err) {
+          results.push({ failed: err });
         }
-        return results;
-      };
-      return from(0);
+      }
+      return results;
     });
     for (const t of group.tickets) this.steps.order.leave(t);
     return task.then(
