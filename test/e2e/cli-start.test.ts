@@ -29,7 +29,7 @@ function waitForStdout(child: ReturnType<typeof spawn>, predicate: (out: string)
       out += chunk.toString();
       if (predicate(out)) done(out);
     });
-    child.on("exit", (code) => fail(new Error(`tenexd exited (${code}) before its report; stdout: ${out}`)));
+    child.on("close", (code) => fail(new Error(`tenexd exited (${code}) before its report; stdout: ${out}`)));
   });
 }
 
@@ -55,7 +55,8 @@ describe("tenexd CLI", () => {
     const child = spawn(process.execPath, [BIN, "start", "--project", project], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    // "close": its stderr read to the end before the test looks for "stopping".
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     const report = await waitForStdout(child, (out) => out.includes("reviewer"));
     expect(report).toMatch(/coordinate {2}31933:[0-9a-f]{64}:tenexd-demo/);
     expect(report).toContain("embedded relay on 127.0.0.1");

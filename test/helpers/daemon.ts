@@ -77,7 +77,8 @@ export async function startDaemon(dir: string, timeoutMs = 20_000): Promise<Runn
   let out = "";
   let err = "";
   child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  // "close": ended, and its output read to the end ("exit" can come before the last lines).
+  const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
   const ready = await new Promise<RunningDaemon["ready"]>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`daemon not ready in ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
     child.stdout!.on("data", (c: Buffer) => {
@@ -89,7 +90,7 @@ export async function startDaemon(dir: string, timeoutMs = 20_000): Promise<Runn
         return;
       }
     });
-    child.on("exit", (code) => {
+    child.on("close", (code) => {
       clearTimeout(timer);
       fail(new Error(`daemon exited (${code}) before ready; stderr: ${err}`));
     });

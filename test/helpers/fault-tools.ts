@@ -51,7 +51,9 @@ export function spawnDaemon(dir: string): SpawnedDaemon {
   let err = "";
   let out = "";
   child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<ChildExit>((done) => child.once("exit", (code, signal) => {
+  // "close": the process has ended and its stderr is read to the end (on "exit" the last lines,
+  // the ones a test reads after a stop, can still be in the pipe).
+  const exited = new Promise<ChildExit>((done) => child.once("close", (code, signal) => {
     process.off("exit", reap);
     done({ code, signal });
   }));
