@@ -8,7 +8,14 @@
 // ordering within a conversation, no queues, no status. What tenexd does beyond this is what
 // the ratio of its figures to this floor's prices.
 //
-//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]]   (DIR/index.sqlite: the count the benchmark polls)
+// With --domain the host also does the conversation work tenexd's domain requires (the floor of
+// the job, not only of its I/O): each event folded into its conversation, kept in memory, by
+// src/'s own pure functions (decideInbound, stamp, applyRecords: the order within the
+// conversation, its phase, turns and views) and who it sets to work decided (decideRuns); the
+// records, not the bare event, are the lines appended. Still no edge checks, no queues, no
+// arrival order across relays, no status, and the same two index rows.
+//
+//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain]   (DIR/index.sqlite: the count the benchmark polls)
 // With --backfill the events come from a first back-fill paged as the daemon pages it (the floor
 // of ingest_relay_200x50_evps), from SINCE (created_at) on if given (the floor of a catch-up,
 // catchup_10k_ratio: it keeps no conversation, so it has none to read); the host prints `start` on stdout as it begins (its connection
@@ -19,16 +26,22 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { previewOf } from "../adapters/sqlite-index/message-row.js";
 import { audienceOf } from "../src/backfill/project-filters.js";
+import { stamp } from "../src/conversation.js";
+import { applyRecords, emptyConversation } from "../src/conversation-reducer.js";
+import type { Conversation } from "../src/conversation-state.js";
+import { decideInbound } from "../src/inbound.js";
+import { decideRuns } from "../src/runs.js";
 import type { NostrEvent } from "../src/types.js";
 import { conversationFile, FloorJournal } from "./floor-journal.js";
 import { backfill, subscribeLive } from "./floor-subscribe.js";
 import type { FloorRow } from "./ingest-floor-worker.js";
 import { benchKeys, benchProjectInfo } from "./workload.js";
 
-const [url, dir, mode, sinceArg] = process.argv.slice(2) as (string | undefined)[];
+const domain = process.argv.includes("--domain");
+const [url, dir, mode, sinceArg] = process.argv.slice(2).filter((a) => a !== "--domain") as (string | undefined)[];
 const since = sinceArg === undefined ? undefined : Number(sinceArg);
 if (!url || !dir || (mode !== undefined && mode !== "--backfill") || (since !== undefined && !Number.isSafeInteger(since))) {
-  throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]]");
+  throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain]");
 }
 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
@@ -74,10 +87,26 @@ function store(ev: NostrEvent): void {
   const n = (lastN.get(conv) ?? 0) + 1;
   lastN.set(conv, n);
   const to = ev.tags.find((t) => t[0] === "p")?.[1] ?? ev.pubkey;
-  journal.append(conv, `${JSON.stringify(ev)}\n`, () => {
+  const line = domain ? folded(conv, ev) : `${JSON.stringify(ev)}\n`;
+  journal.append(conv, line, () => {
     if (rows.length === 0) setImmediate(flushRows);
     rows.push([conv, n, ev.id, ev.pubkey, ev.created_at, previewOf(ev.content), to]);
   });
+}
+
+// --domain: the conversations, in memory as tenexd keeps them.
+const project = benchProjectInfo(benchKeys());
+const conversations = new Map<string, Conversation>();
+const NOBODY = new Map<string, never>(); // every agent a mailbox, as in the daemon's bench project
+
+/** The event folded into its conversation; its records' lines. */
+function folded(id: string, ev: NostrEvent): string {
+  let conv = conversations.get(id);
+  if (!conv) conversations.set(id, (conv = emptyConversation(id, project.coordinate)));
+  const records = stamp(conv, decideInbound(conv, ev, "relay", Date.now()));
+  applyRecords(conv, records);
+  decideRuns(conv, ev, project, NOBODY);
+  return records.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
 function flushRows(): void {

@@ -7,7 +7,10 @@
 // whose rate and main-thread CPU are the measured ceilings beside tenexd's. Each run then takes a
 // second 10,000 events (new conversations) timed apart: the warm figures, what a daemon that has
 // been running does (the first phase also pays V8's compilation of the path on its helper threads).
-// A third run each time has the daemon's signature checks switched off (verify-share.ts).
+// A third run each time has the daemon's signature checks switched off (verify-share.ts), and a
+// fourth is the floor host folding each event into its conversation with tenexd's own domain
+// code (--domain): the floor of the job, so that the gap between tenexd and the floor splits into
+// what the conversation work costs and what the rest of the daemon's path does.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,12 +41,17 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   const runs: LiveRun[] = [];
   const floors: LiveRun[] = [];
   const unverified: LiveRun[] = [];
+  const domainFloors: LiveRun[] = [];
   const warm = inArrivalOrder(await loadDataset(SHAPES.warm200x50, ctx.progress));
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) {
     runs.push(await liveRun(events, warm));
     floors.push(await floorRun(events, warm));
     unverified.push(await liveRun(events, warm, { unverified: true }));
+    domainFloors.push(await floorRun(events, warm, true));
   }
+  const domain = medianRun(domainFloors);
+  const domainMains = sortedMainUs(domainFloors);
+  const domainWarm = medianRun(domainFloors.map((r) => r.warm!));
   const { run: { rate, ms, cores }, spread } = medianRun(runs);
   const floor = medianRun(floors);
   const mains = sortedMainUs(runs);
@@ -71,7 +79,8 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
       `verifies at ~1,000 ev/s), every signature verified, fsync'd log + index; ${spread ? `${spread}, each a fresh project; the median run: ` : ""}${Math.round(ms)} ms from the first ` +
       `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores} ` +
       `(${Math.round((cores * ms * 1000) / events.length)} µs an event in all its threads); ${ceiling?.text ?? "limit not measured"}; ` +
-      `the measured floor of this design: ingest_live_floor_evps ${floor.run.rate} ev/s (${round(rate / floor.run.rate, 2)}× of it)`,
+      `the measured floor of this design: ingest_live_floor_evps ${floor.run.rate} ev/s (${round(rate / floor.run.rate, 2)}× of it), ` +
+      `and with the conversation work ingest_live_domain_floor_evps ${domain.run.rate} ev/s (${round(rate / domain.run.rate, 2)}× of it)`,
   }, {
     name: "ingest_live_warm_200x50_evps", value: warmRun.run.rate, unit: "ev/s", limit: warmFloor.run.rate,
     note: `as ingest_live_200x50_evps, ${warmText}; ${warmRun.spread ? `${warmRun.spread}; ` : ""}the median run: ${Math.round(warmRun.run.ms)} ms, ` +
@@ -89,6 +98,16 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
     ...(ceiling ? { limit: ceiling.evps } : {}),
     note: `${floorText}; the same events from the same load generator, timed the same way; ${floor.spread ? `${floor.spread}; ` : ""}` +
       `the median run: ${Math.round(floor.run.ms)} ms, CPU ${round(floor.run.cores, 2)} cores of ${ctx.cores}; ${ceiling?.text ?? "limit not measured"}`,
+  }, {
+    name: "ingest_live_domain_floor_evps", value: domain.run.rate, unit: "ev/s", limit: floor.run.rate,
+    note: `the floor host with the conversation work (ingest-floor-host.ts --domain): each event also folded into its conversation, kept in memory, ` +
+      `by tenexd's own pure domain code (decideInbound, stamp, applyRecords: order, phase, turns, views) and who it sets to work decided ` +
+      `(decideRuns), its records the lines appended; still no edge checks, no queues, the same 2 index rows; each run right after the floor's; ` +
+      `${domain.spread ? `${domain.spread}; ` : ""}the median run: ${Math.round(domain.run.ms)} ms, CPU ${round(domain.run.cores, 2)} cores; ` +
+      `main thread ${domainMains.join(", ")} µs an event (the floor's ${floorMains.join(", ")}, tenexd's ${mains.join(", ")}); ` +
+      `warm phase ${domainWarm.run.rate} ev/s, main thread ${sortedMainUs(domainFloors.map((r) => r.warm!)).join(", ")} µs. ` +
+      `Limit: ingest_live_floor_evps, so ${round(domain.run.rate / floor.run.rate, 2)}× of it: what the domain costs; ` +
+      `tenexd is ${round(rate / domain.run.rate, 2)}× of this: what the rest of its path costs`,
   }];
 }
 

@@ -6,11 +6,11 @@
 // the on-demand verifier, the fsync'd log, the store and the index on its own thread. Then a
 // second 10,000 (200 new conversations) through the same process: the warm phase.
 //
-// `node dist/bench/live-path-run.js [--without verify,index,log]` prints one JSON line: per
-// phase the rate, the main thread's CPU an event and every thread's (from /proc/self/task).
+// `node dist/bench/live-path-run.js [--without verify,index,log,sync,write]` prints one JSON line:
+// per phase the rate, the main thread's CPU an event and every thread's (from /proc/self/task).
 // Without a stage, what stands in for it does nothing: a verifier that says "ok", an index whose
 // batches are dropped (the feeder still runs), a log whose appends are durable at once and kept
-// nowhere. No relay, no socket, no second process: the main thread's work is the daemon's,
+// nowhere; `sync` and `write` keep the log and leave out its syncs or its writes. No relay, no socket, no second process: the main thread's work is the daemon's,
 // without ws's frame parsing and the load generator's share of the cores.
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { matchFilters, type Filter } from "nostr-tools/filter";
 import { FileConversationLog } from "../adapters/fs-log/index.js";
+import { nodeFileOps, type FileOps } from "../adapters/fs-log/file-ops.js";
 import { LiveBacklog } from "../adapters/nostr/live-backlog.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
@@ -53,6 +54,19 @@ function threadCpu(): Map<string, number> {
   return out;
 }
 
+/**
+ * The log's file calls, `sync` (its fdatasyncs and directory syncs) and `write` (its writes) left
+ * out when asked: the log's own work on the main thread without the disk's (the default file
+ * calls otherwise, and the urgent lane's thread).
+ */
+function logCalls(without: ReadonlySet<string>): { fileOps?: FileOps } {
+  if (!without.has("sync") && !without.has("write")) return {};
+  const ops: FileOps = { ...nodeFileOps };
+  if (without.has("sync")) Object.assign(ops, { fdatasync: async () => {}, syncDir: async () => {} });
+  if (without.has("write")) ops.write = async (_fd, _buf, _offset, length) => length;
+  return { fileOps: ops };
+}
+
 const frames = (events: readonly unknown[]) => events.map((ev) => JSON.stringify(["EVENT", "live", ev]));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -62,7 +76,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-path-"));
   const keys = benchKeys();
   const info = benchProjectInfo(keys);
-  const log: ConversationLog = without.has("log") ? new DiscardLog() : new FileConversationLog(dir);
+  const log: ConversationLog = without.has("log") ? new DiscardLog() : new FileConversationLog(dir, { ...logCalls(without) });
   const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const index = without.has("index") ? Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined }) : sqlite;
   const applier = without.has("index") ? undefined : new OnDemandIndexWriter(sqlite);
