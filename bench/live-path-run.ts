@@ -10,8 +10,9 @@
 // per phase the rate, the main thread's CPU an event and every thread's (from /proc/self/task).
 // Without a stage, what stands in for it does nothing: a verifier that says "ok", an index whose
 // batches are dropped (the feeder still runs), a log whose appends are durable at once and kept
-// nowhere; `sync` and `write` keep the log and leave out its syncs or its writes. No relay, no socket, no second process: the main thread's work is the daemon's,
-// without ws's frame parsing and the load generator's share of the cores.
+// nowhere; `sync` and `write` keep the log and leave out its syncs or its writes. No relay, no
+// socket, no second process: the main thread's work is the daemon's, without ws's frame parsing
+// and the load generator's share of the cores.
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
