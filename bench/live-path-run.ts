@@ -6,15 +6,17 @@
 // the on-demand verifier, the fsync'd log, the store and the index on its own thread. Then a
 // second 10,000 (200 new conversations) through the same process: the warm phase.
 //
-// `node dist/bench/live-path-run.js [--without verify,index,log,sync,write]` prints one JSON line:
-// per phase the rate, the main thread's CPU an event and every thread's (from /proc/self/task).
+// `node dist/bench/live-path-run.js [--without verify,index,log,sync,write] [--threads]` prints one
+// JSON line: per phase the rate, the main thread's CPU an event and every thread's (from
+// /proc/self/task); with --threads also every thread's by its name (by "name:tid": Node's threads
+// share one name, so a thread is told apart by its share: the verifier's, the index's, V8's).
 // Without a stage, what stands in for it does nothing: a verifier that says "ok", an index whose
 // batches are dropped (the feeder still runs), a log whose appends are durable at once and kept
 // nowhere; `sync` and `write` keep the log and leave out its syncs or its writes. No relay, no
 // socket, no second process: the main thread's work is the daemon's, without ws's frame parsing
 // and the load generator's share of the cores.
 
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -42,12 +44,13 @@ const LIMITS = configSchema.shape.limits.parse(undefined);
 // libuv reads up to 32 chunks of 64 KB a turn; frames here are ~1.6 KB: a socket read's worth.
 const FRAMES_PER_TURN = 40;
 
-/** CPU (µs) of each thread of this process, by thread id. */
-function threadCpu(): Map<string, number> {
+/** CPU (µs) of each thread of this process, by thread id, and each thread's name. */
+function threadCpu(names?: Map<string, string>): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
       out.set(tid, cpuSecondsOf(process.pid, Number(tid)) * 1e6);
+      if (names && !names.has(tid)) names.set(tid, readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -72,7 +75,7 @@ const frames = (events: readonly unknown[]) => events.map((ev) => JSON.stringify
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { without: { type: "string", default: "" } } });
+  const { values } = parseArgs({ options: { without: { type: "string", default: "" }, threads: { type: "boolean", default: false } } });
   const without = new Set(values.without.split(",").filter(Boolean));
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-path-"));
   const keys = benchKeys();
@@ -114,9 +117,10 @@ async function main(): Promise<void> {
     const ev = msg[2] as Parameters<typeof matchFilters>[1];
     if (msg[0] === "EVENT" && matchFilters(filters, ev)) backlog.add(ev, "ws://bench");
   };
-  const phase = async (texts: readonly string[]): Promise<PhaseCpu> => {
+  const phase = async (texts: readonly string[]): Promise<PhaseCpu & { threads?: Record<string, number> }> => {
     const target = settled + texts.length;
-    const before = threadCpu();
+    const names = new Map<string, string>();
+    const before = threadCpu(names);
     const started = performance.now();
     for (let i = 0; i < texts.length; i += FRAMES_PER_TURN) {
       for (const text of texts.slice(i, i + FRAMES_PER_TURN)) onFrame(text);
@@ -125,11 +129,17 @@ async function main(): Promise<void> {
     while (settled < target) await new Promise((resolve) => setTimeout(resolve, 2));
     await store.indexed();
     const ms = performance.now() - started;
-    const after = threadCpu();
+    const after = threadCpu(names);
     let all = 0;
-    for (const [tid, us] of after) all += us - (before.get(tid) ?? 0);
+    const byName: Record<string, number> = {};
+    for (const [tid, us] of after) {
+      all += us - (before.get(tid) ?? 0);
+      const name = tid === String(process.pid) ? "main" : `${names.get(tid) ?? "?"}:${tid}`;
+      byName[name] = (byName[name] ?? 0) + (us - (before.get(tid) ?? 0)) / texts.length;
+    }
     const main = (after.get(String(process.pid)) ?? 0) - (before.get(String(process.pid)) ?? 0);
-    return { evps: Math.round(texts.length / (ms / 1000)), mainUs: Math.round(main / texts.length), allUs: Math.round(all / texts.length) };
+    const threads = values.threads ? Object.fromEntries(Object.entries(byName).map(([k, v]) => [k, Math.round(v)])) : undefined;
+    return { evps: Math.round(texts.length / (ms / 1000)), mainUs: Math.round(main / texts.length), allUs: Math.round(all / texts.length), ...(threads ? { threads } : {}) };
   };
   const cold = frames(inArrivalOrder(await loadDataset(SHAPES.c200x50)));
   const warm = frames(inArrivalOrder(await loadDataset(SHAPES.warm200x50)));

@@ -20,6 +20,7 @@ import { BatchFlusher, type Batch, type Opening, type Pending } from "./batch-fl
 import { InvalidRecordError } from "./errors.js";
 import type { FileOps } from "./file-ops.js";
 import type { FileTable, OpenLog } from "./file-table.js";
+import { LineSlab } from "./line-slab.js";
 import { encodeRecords } from "./record-line.js";
 import type { WriterStats } from "../../src/daemon-status.js";
 import type { WritingNotice } from "../../src/ports.js";
@@ -55,6 +56,7 @@ export class GroupCommitWriter {
   private readonly expressRuns = new Set<Promise<void>>();
 
   private readonly flusher: BatchFlusher;
+  private readonly slab = new LineSlab();
 
   /**
    * `chunk`: files flushed together, at most the open-file budget so none is evicted mid-flush.
@@ -102,7 +104,7 @@ export class GroupCommitWriter {
     }
     if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
     return new Promise((resolve, reject) => {
-      const bytes = Buffer.from(encoded.text);
+      const bytes = this.slab.encode(encoded.text);
       const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve: settle(bytes, resolve), reject, writing };
       // A file gathering for an express flush takes every append to it: they stay in order.
       const express = this.gathering?.batch.get(id);
