@@ -25,6 +25,7 @@ import { FileConversationLog } from "../adapters/fs-log/index.js";
 import { nodeFileOps, type FileOps } from "../adapters/fs-log/file-ops.js";
 import { LiveBacklog } from "../adapters/nostr/live-backlog.js";
 import { OnDemandIndexWriter, SqliteIndex } from "../adapters/sqlite-index/index.js";
+import { VerifiedEventJson } from "../adapters/verify/event-json.js";
 import { OnDemandVerifier } from "../adapters/verify/on-demand-verifier.js";
 import { configSchema } from "../daemon/config/config-schema.js";
 import { ConversationQueues } from "../daemon/engine/ingest/conversation-queues.js";
@@ -80,7 +81,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tenexd-live-path-"));
   const keys = benchKeys();
   const info = benchProjectInfo(keys);
-  const log: ConversationLog = without.has("log") ? new DiscardLog() : new FileConversationLog(dir, { ...logCalls(without) });
+  // As the engine wires them (daemon/engine/engine.ts): the verifier's workers serialize the events, the log writes that.
+  const eventJson = new VerifiedEventJson();
+  const log: ConversationLog = without.has("log") ? new DiscardLog() : new FileConversationLog(dir, { eventJson, ...logCalls(without) });
   const sqlite = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const index = without.has("index") ? Object.assign(Object.create(sqlite) as SqliteIndex, { applyBatch: () => undefined }) : sqlite;
   const applier = without.has("index") ? undefined : new OnDemandIndexWriter(sqlite);
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
   await store.init();
   const verifier = without.has("verify")
     ? { check: async () => "ok" as const, checkMany: async (evs: readonly unknown[]) => evs.map(() => "ok" as const) }
-    : new OnDemandVerifier();
+    : new OnDemandVerifier({ pool: { eventJson } });
   const route = new InboundRoute({
     project: info, limits: LIMITS, verifier, store, queues, counters: new IngestCounters(),
     clock: { now: () => Date.now() }, runnable: new Map(), signers: new Map(),

@@ -239,6 +239,15 @@ export interface EventVerifier {
   verify(ev: NostrEvent): boolean | Promise<boolean>;
 }
 
+/**
+ * Events' JSON as the verifier's threads serialized them (`JSON.stringify` of the event, UTF-8),
+ * handed to the log so that the main thread does not serialize each event a second time.
+ * `take` gives an event's bytes once (undefined when there are none) and forgets them.
+ */
+export interface EventJsonSource {
+  take(ev: NostrEvent): Uint8Array | undefined;
+}
+
 // --- where the front desk meets the engine ------------------------------------------------
 
 /**

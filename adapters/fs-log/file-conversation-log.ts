@@ -8,7 +8,7 @@ import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import PQueue from "p-queue";
 import { NotFoundError } from "../../src/errors.js";
-import type { ConversationLog, LogEnd, WholeLog, WritingNotice } from "../../src/ports.js";
+import type { ConversationLog, EventJsonSource, LogEnd, WholeLog, WritingNotice } from "../../src/ports.js";
 import type { LogRecord } from "../../src/records.js";
 import { LogClosedError } from "./errors.js";
 import { nodeFileOps, type FileOps } from "./file-ops.js";
@@ -36,6 +36,8 @@ export interface FileConversationLogOptions {
   now?: () => number;
   /** Logs being read at once (default 32); each holds a descriptor and its bytes until parsed. */
   maxConcurrentReads?: number;
+  /** Events' JSON as their verifier serialized it, written into their records' lines as it is. */
+  eventJson?: EventJsonSource;
 }
 
 interface ReadView {
@@ -73,7 +75,7 @@ export class FileConversationLog implements ConversationLog {
     this.urgentThread = options.fileOps ? undefined : new ThreadFileOps();
     this.quarantine = new Quarantine(this.layout, this.ops, options.now ?? Date.now, options.onProblem);
     this.files = new FileTable(this.layout, this.ops, this.quarantine, maxOpen);
-    this.writer = new GroupCommitWriter(this.files, { bulk: this.ops, urgent: this.urgentThread ?? ops }, Math.max(1, maxOpen - 1));
+    this.writer = new GroupCommitWriter(this.files, { bulk: this.ops, urgent: this.urgentThread ?? ops }, Math.max(1, maxOpen - 1), options.eventJson);
     this.reads = new PQueue({ concurrency: Math.max(1, options.maxConcurrentReads ?? 32) });
   }
 

@@ -23,7 +23,7 @@ import type { FileTable, OpenLog } from "./file-table.js";
 import { LineSlab } from "./line-slab.js";
 import { encodeRecords } from "./record-line.js";
 import type { WriterStats } from "../../src/daemon-status.js";
-import type { WritingNotice } from "../../src/ports.js";
+import type { EventJsonSource, WritingNotice } from "../../src/ports.js";
 
 // `reads`: opens of files to read, by file, run at once (see exclusiveFor); `passed`: a group
 // of reads went ahead of this batch; `opening`: its new files, opened before its turn (openEarly).
@@ -66,6 +66,8 @@ export class GroupCommitWriter {
     private readonly files: FileTable,
     private readonly lanes: { bulk: FileOps; urgent: FileOps },
     private readonly chunk: number,
+    /** Events' JSON serialized elsewhere (by their verifier), written as it is. */
+    private readonly eventJson?: EventJsonSource,
   ) {
     this.flusher = new BatchFlusher(files, chunk, this.counts);
   }
@@ -97,14 +99,14 @@ export class GroupCommitWriter {
   ): Promise<T> {
     let encoded: ReturnType<typeof encodeRecords>;
     try {
-      encoded = encodeRecords(records);
+      encoded = encodeRecords(records, this.eventJson);
     } catch (e) {
       // JSON.stringify throws on a BigInt or a cycle: the caller's bug, reported as such.
       return Promise.reject(new InvalidRecordError(id, e instanceof Error ? e.message : String(e)));
     }
     if (typeof encoded === "string") return Promise.reject(new InvalidRecordError(id, encoded));
     return new Promise((resolve, reject) => {
-      const bytes = this.slab.encode(encoded.text);
+      const bytes = this.slab.encode(encoded.parts);
       const entry: Pending = { bytes, firstN: encoded.firstN, lastN: encoded.lastN, records: records.length, end: 0, resolve: settle(bytes, resolve), reject, writing };
       // A file gathering for an express flush takes every append to it: they stay in order.
       const express = this.gathering?.batch.get(id);

@@ -5,7 +5,7 @@
 // out); any other value is refused at start.
 
 import { VerifierChoiceError } from "./errors.js";
-import { eventHash, loadNativeCheck, type Check } from "./native-verify.js";
+import { eventHash, loadNativeCheck, type Check, type JsonCheck } from "./native-verify.js";
 import { selfTest } from "./self-test.js";
 
 export const VERIFIER_BACKENDS = ["bcrypto-native", "nostr-wasm"] as const;
@@ -21,7 +21,7 @@ export const VERIFIER_ENV = "TENEXD_VERIFIER";
 export { VerifierChoiceError };
 
 /** `loadNative` is bcrypto's loader (tests hand in a broken one). */
-export function chooseVerifier(env: NodeJS.ProcessEnv = process.env, loadNative = loadNativeCheck): VerifierChoice {
+export function chooseVerifier(env: NodeJS.ProcessEnv = process.env, loadNative: () => { check: Check } | { reason: string } = loadNativeCheck): VerifierChoice {
   const asked = env[VERIFIER_ENV];
   if (asked !== undefined && asked !== "" && !(VERIFIER_BACKENDS as readonly string[]).includes(asked)) {
     throw new VerifierChoiceError(`${VERIFIER_ENV}=${asked} is not a verifier: use ${VERIFIER_BACKENDS.join(" or ")}, or unset it`);
@@ -40,11 +40,25 @@ export function chooseVerifier(env: NodeJS.ProcessEnv = process.env, loadNative 
  * thread) falls back to nostr-wasm rather than leaving the thread without a verifier.
  */
 export async function loadCheck(backend: VerifierBackend): Promise<Check> {
-  if (backend === "bcrypto-native") {
-    const native = loadNativeCheck();
-    if ("check" in native) return native.check;
-  }
+  const native = backend === "bcrypto-native" ? loadNativeCheck() : undefined;
+  if (native && "check" in native) return native.check;
   return (await import("./wasm-verify.js")).wasmCheck;
+}
+
+/** The check of `backend` that also gives each passing event's JSON (native-verify.ts JsonCheck). */
+export async function loadJsonCheck(backend: VerifierBackend): Promise<JsonCheck> {
+  const native = backend === "bcrypto-native" ? loadNativeCheck() : undefined;
+  if (native && "jsonCheck" in native) return native.jsonCheck;
+  const check = await loadCheck(backend);
+  return (ev) => {
+    const verdict = check(ev);
+    if (verdict !== "ok") return { verdict };
+    try {
+      return { verdict, json: JSON.stringify(ev) };
+    } catch {
+      return { verdict };
+    }
+  };
 }
 
 /** One line for the status and doctor. */

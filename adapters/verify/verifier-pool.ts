@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from "./errors.js";
+import type { EventJsonSink } from "./event-json.js";
 import { chooseVerifier, type VerifierBackend } from "./verifier-choice.js";
 import type { Verdict } from "./verify-protocol.js";
 import { workerFile } from "./worker-file.js";
@@ -34,6 +35,8 @@ export interface VerifierPoolOptions {
    * own on every check's promise: two promises an event, in a burst).
    */
   onIdle?: () => void;
+  /** Given, the workers also serialize each event they find "ok", and its JSON is put here (event-json.ts); native backend only. */
+  eventJson?: EventJsonSink;
 }
 
 /**
@@ -89,8 +92,11 @@ export class VerifierPool implements EventVerifier {
     this.maxBatch = Math.max(1, opts.maxBatch ?? 128);
     this.lingerMs = opts.lingerMs ?? 1;
     const file = workerFile();
+    // Only beside the native check, which has the event's texts at hand: with nostr-wasm the
+    // workers' checks are the ingest's cap, and serializing there would lower it.
+    const eventJson = backend === "bcrypto-native" ? opts.eventJson : undefined;
     this.slots = Array.from({ length: workers }, (_, i) =>
-      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerReady, backend));
+      new WorkerSlot(i, file, (orphans, cause) => this.retry(orphans, cause), opts.onWorkerReady, backend, eventJson));
   }
 
   verify(ev: NostrEvent): Promise<boolean> {

@@ -25,6 +25,8 @@ export interface VerifyWorkerData {
   backend: VerifierBackend;
   /** Shared with the pool, read across threads with Atomics; the slots are SHARED_STOP and SHARED_CHECKING. */
   shared: Int32Array;
+  /** Answer each event found "ok" with its JSON too (event-json.ts). */
+  json?: boolean;
 }
 
 /** 1 once the pool stops the worker: batches still queued to it are not worth checking. */
@@ -41,6 +43,9 @@ export const SHARED_SLOTS = 2;
 export interface VerifyResponse {
   batch: number;
   codes: Uint8Array;
+  /** With VerifyWorkerData.json: the "ok" events' JSON, packed (event-json.ts packJson; the others' empty). */
+  json?: Uint8Array;
+  ends?: Uint32Array;
 }
 
 /** Worker → pool, once, first: the verifier is loaded and the worker takes batches. */

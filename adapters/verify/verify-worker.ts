@@ -5,7 +5,8 @@
 // worker-slot.ts says why it is not terminated from outside.
 
 import { parentPort, workerData } from "node:worker_threads";
-import { loadCheck } from "./verifier-choice.js";
+import { packJson } from "./event-json.js";
+import { loadCheck, loadJsonCheck } from "./verifier-choice.js";
 import {
   SHARED_CHECKING,
   SHARED_STOP,
@@ -18,16 +19,33 @@ import {
 
 if (!parentPort) throw new Error("verify-worker.js runs only as a worker thread of VerifierPool");
 const port = parentPort;
-const { backend, shared } = workerData as VerifyWorkerData;
-const check = await loadCheck(backend);
+const { backend, shared, json } = workerData as VerifyWorkerData;
+// With `json`, each passing event's JSON comes from the check, which has serialized its tags and
+// content for the id's hash already (native-verify.ts).
+const check = json ? undefined : await loadCheck(backend);
+const jsonCheck = json ? await loadJsonCheck(backend) : undefined;
 
 port.on("message", (req: PoolMessage) => {
   if ("stop" in req || Atomics.load(shared, SHARED_STOP) === 1) return port.close();
   Atomics.store(shared, SHARED_CHECKING, req.batch + 1);
   const codes = new Uint8Array(req.events.length);
-  for (let i = 0; i < req.events.length; i++) codes[i] = verdictCode(check(req.events[i]!));
-  const res: VerifyResponse = { batch: req.batch, codes };
-  port.postMessage(res, [codes.buffer]);
-  Atomics.store(shared, SHARED_CHECKING, 0);
+  if (check) {
+    for (let i = 0; i < req.events.length; i++) codes[i] = verdictCode(check(req.events[i]!));
+    return answer({ batch: req.batch, codes }, [codes.buffer]);
+  }
+  const texts: string[] = [];
+  for (let i = 0; i < req.events.length; i++) {
+    const { verdict, json: text } = jsonCheck!(req.events[i]!);
+    codes[i] = verdictCode(verdict);
+    texts.push(text ?? "");
+  }
+  const packed = packJson(texts);
+  answer({ batch: req.batch, codes, ...packed }, [codes.buffer, packed.json.buffer as ArrayBuffer, packed.ends.buffer as ArrayBuffer]);
 });
+
+function answer(res: VerifyResponse, transfer: ArrayBuffer[]): void {
+  port.postMessage(res, transfer);
+  Atomics.store(shared, SHARED_CHECKING, 0);
+}
+
 port.postMessage({ ready: true } satisfies WorkerReady);

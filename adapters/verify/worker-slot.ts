@@ -11,11 +11,13 @@
 
 import { Worker } from "node:worker_threads";
 import type { NostrEvent } from "../../src/types.js";
+import { jsonAt, type EventJsonSink } from "./event-json.js";
 import type { VerifierBackend } from "./verifier-choice.js";
 import {
   SHARED_CHECKING,
   SHARED_SLOTS,
   SHARED_STOP,
+  verdictCode,
   verdictOf,
   type PoolMessage,
   type Verdict,
@@ -39,6 +41,7 @@ export type OnCrash = (orphans: Batch[], cause: Error) => void;
 export type OnWorkerReady = (worker: Worker, slot: number) => void;
 
 const MAX_CRASHES_IN_A_ROW = 3;
+const OK = verdictCode("ok");
 // How long stop() waits for a worker to end itself: its load takes ~0.1 s here, a batch ~10 ms.
 const STOP_GRACE_MS = 10_000;
 
@@ -63,6 +66,8 @@ export class WorkerSlot {
     private readonly onCrash: OnCrash,
     private readonly onReady: OnWorkerReady | undefined,
     private readonly backend: VerifierBackend,
+    /** Given, the workers send each verified event's JSON, and it is put here. */
+    private readonly eventJson?: EventJsonSink,
   ) {
     this.spawn();
   }
@@ -106,7 +111,7 @@ export class WorkerSlot {
 
   private spawn(): void {
     Atomics.store(this.shared, SHARED_CHECKING, 0);
-    const workerData: VerifyWorkerData = { backend: this.backend, shared: this.shared };
+    const workerData: VerifyWorkerData = { backend: this.backend, shared: this.shared, json: this.eventJson !== undefined };
     const worker = new Worker(this.file, { workerData });
     this.worker = worker;
     worker.unref();
@@ -129,6 +134,14 @@ export class WorkerSlot {
     const batch = this.take(res.batch);
     if (!batch) return;
     this.crashesInARow = 0;
+    const { json, ends } = res;
+    // Put before the verdicts are told: whoever stages an event on its verdict finds its JSON.
+    if (this.eventJson && json && ends?.length === batch.events.length) {
+      for (let i = 0; i < ends.length; i++) {
+        const bytes = res.codes[i] === OK ? jsonAt(json, ends, i) : undefined;
+        if (bytes) this.eventJson.put(batch.events[i]!, bytes);
+      }
+    }
     batch.settle(batch.events.map((_, i) => verdictOf(res.codes[i])));
   }
 

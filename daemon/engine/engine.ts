@@ -20,6 +20,7 @@ import type { EmbeddedRelay } from "../../adapters/relay/embedded-relay.js";
 import { OnDemandIndexWriter, type SqliteIndex } from "../../adapters/sqlite-index/index.js";
 import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file.js";
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
+import { VerifiedEventJson } from "../../adapters/verify/event-json.js";
 import { chooseSpawner, type SpawnerChoice } from "../../adapters/spawn/spawner-choice.js";
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
@@ -141,7 +142,11 @@ export class Engine {
   private async openStorage(): Promise<{ index: SqliteIndex; store: ConversationStore }> {
     const { project } = this;
     const dir = project.tenexDir;
+    // The verifier's workers serialize each event they pass; the log writes that text as it is
+    // (adapters/verify/event-json.ts: the main thread does not serialize the event again).
+    const eventJson = new VerifiedEventJson();
     const log = (this.log = new FileConversationLog(dir, {
+      eventJson,
       onProblem: (p) => {
         this.problem(`log_${p.kind}`, `${p.id}: ${p.detail}`);
         // The index is derived from the logs: a log set aside takes its conversation out of it
@@ -179,7 +184,7 @@ export class Engine {
     await store.init(index.openTurnConversations());
     // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm); the
     // spawner (posix_spawn when its module built, else child_process) when the engine was made.
-    this.verifier = new OnDemandVerifier();
+    this.verifier = new OnDemandVerifier({ pool: { eventJson } });
     for (const [what, { backend, fallback }] of [["verifier", this.verifier.choice], ["spawner", this.spawner]] as const) {
       this.logger.info(what, { backend, ...(fallback !== undefined ? { fallback } : {}) });
     }

@@ -10,9 +10,11 @@ import { pathToFileURL } from "node:url";
 import { initNostrWasm } from "nostr-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerifierClosedError, VerifierError, VerifierUnavailableError, VerifyFailedError } from "../../adapters/verify/errors.js";
+import { VerifiedEventJson } from "../../adapters/verify/event-json.js";
 import { chooseVerifier } from "../../adapters/verify/verifier-choice.js";
 import { poolWorkers, VerifierPool } from "../../adapters/verify/verifier-pool.js";
 import { wasmCheck, wasmVerify } from "../../adapters/verify/wasm-verify.js";
+import { readEnvelope } from "../../src/edge/envelope.js";
 import type { NostrEvent } from "../../src/types.js";
 import { filler, newKey, sign, testProject } from "../helpers/events.js";
 
@@ -78,6 +80,13 @@ const stormScript = (poolModule: string, budgetMs: number) => `
   console.log("closed " + pools + " pools");
 `;
 
+/** The event as the edge hands it on (its seven fields in the envelope's order). */
+function edgeCopy(ev: NostrEvent): NostrEvent {
+  const env = readEnvelope(ev);
+  if (!env.ok) throw new Error(env.detail);
+  return env.event;
+}
+
 const falseIndices = (verdicts: boolean[]) => verdicts.flatMap((ok, i) => (ok ? [] : [i]));
 const expectedFalse = () => [...corrupted.keys()].sort((a, b) => a - b);
 
@@ -100,6 +109,26 @@ describe("VerifierPool", () => {
     const bad = [...corrupted.keys()];
     expect(await pool.checkBatch(bad.map((i) => events[i]!))).toEqual(bad.map((i) => corrupted.get(i)));
     expect(pool.stats()).toMatchObject({ workers: 2, crashes: 0, inflight: 0, queued: 0 });
+  });
+
+  it("with eventJson, hands over the JSON of exactly the events it passes, each JSON.stringify's text", async () => {
+    const table = new VerifiedEventJson();
+    const pool = open({ workers: 2, backend: "bcrypto-native", eventJson: table });
+    // Half as the edge makes them (its key order: the worker writes their JSON from the id's
+    // serialization), half as signed; single checks too, which go by the pool's micro-batches.
+    const edged = events.map((ev, i) => (i % 2 === 0 ? edgeCopy(ev) : ev));
+    const verdicts = [...await pool.checkBatch(edged.slice(0, 1500)), ...await Promise.all(edged.slice(1500).map((ev) => pool.check(ev)))];
+    expect(falseIndices(verdicts.map((v) => v === "ok"))).toEqual(expectedFalse());
+    edged.forEach((ev, i) => {
+      const json = table.take(ev);
+      if (corrupted.has(i)) expect(json).toBeUndefined();
+      else expect(Buffer.from(json!).toString()).toBe(JSON.stringify(ev));
+    });
+    // With nostr-wasm the workers' checks are the cap: no JSON is made there.
+    const wasm = new VerifiedEventJson();
+    const wasmPool = open({ workers: 1, backend: "nostr-wasm", eventJson: wasm });
+    expect(await wasmPool.checkBatch(edged.slice(1, 3))).toEqual(["ok", "ok"]);
+    expect(wasm.take(edged[1]!)).toBeUndefined();
   });
 
   it("runs the verifier the daemon would choose when none is given, not the fallback", async () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { OnDemandIndexWriter, type OnDemandOptions } from "../../adapters/sqlite-index/on-demand-index-writer.js";
 import type { SqliteIndex } from "../../adapters/sqlite-index/sqlite-index.js";
 import { IndexWriterError, WorkerIndexWriter } from "../../adapters/sqlite-index/worker-index-writer.js";
+import { LineSlab } from "../../adapters/fs-log/line-slab.js";
 import { encodeRecords } from "../../adapters/fs-log/record-line.js";
 import { IndexFeeder } from "../../daemon/engine/store/index-feeder.js";
 import { indexItem } from "../../src/index-item.js";
@@ -270,5 +271,5 @@ describe("OnDemandIndexWriter", () => {
 function linesOf(records: readonly LogRecord[]): Uint8Array {
   const encoded = encodeRecords(records);
   if (typeof encoded === "string") throw new Error(encoded);
-  return Buffer.from(encoded.text);
+  return new LineSlab().encode(encoded.parts);
 }
