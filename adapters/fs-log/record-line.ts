@@ -27,6 +27,8 @@ export function parseRecordLine(text: string): LogRecord | undefined {
 export function encodeRecords(
   records: readonly LogRecord[], eventJson?: EventJsonSource,
 ): { parts: LinePart | LinePart[]; firstN: number; lastN: number } | string {
+  // One record (most appends): its line's parts as they are, no array to gather them.
+  let line: LinePart | LinePart[] = "";
   const parts: LinePart[] = [];
   let prev = 0;
   for (const r of records) {
@@ -34,13 +36,16 @@ export function encodeRecords(
     if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) return `record has no integer n ≥ 1 (n=${String(n)})`;
     if (n <= prev) return `n must increase: ${n} after ${prev}`;
     if (typeof (r as { t?: unknown }).t !== "string") return `record ${n} has no type t`;
-    if (prev > 0) parts.push("\n");
+    if (prev > 0) parts.push(...gathered(line), "\n");
     prev = n;
     const json = eventJson && r.t === "event" ? eventJson.take(r.ev) : undefined;
-    parts.push(...(json ? withEventJson(r, json) : [JSON.stringify(r)]));
+    line = json ? withEventJson(r, json) : JSON.stringify(r);
   }
-  return { parts: parts.length === 1 ? (parts[0] as LinePart) : parts, firstN: (records[0] as LogRecord).n, lastN: prev };
+  if (parts.length > 0) parts.push(...gathered(line));
+  return { parts: parts.length > 0 ? parts : line, firstN: (records[0] as LogRecord).n, lastN: prev };
 }
+
+const gathered = (line: LinePart | LinePart[]): LinePart[] => (Array.isArray(line) ? line : [line]);
 
 // The record's JSON with a stand-in for its event (U+0000: JSON writes it "\u0000"), then the
 // event's JSON where the stand-in is, if it is found there only: else the record is serialized whole.
