@@ -4,7 +4,8 @@
 // event (a structured clone keeps the properties, their order and their values, so the text is
 // the one the main thread's `JSON.stringify` of the original would write), and a batch's texts
 // come back as one transferred buffer. The table holds them by event object, weakly: bytes never
-// taken (a refused or duplicate event) go with their event.
+// taken (a refused or duplicate event) go with their event, the edge's copy that only the route
+// holds until the event is stored or refused (a view pins its batch's buffer until then).
 
 import type { EventJsonSource } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
