@@ -2,8 +2,9 @@
 // on the main thread, serializing each event for its log line (`JSON.stringify` and its UTF-8)
 // was ~8 µs an event, 10-12% of its CPU in the live path. The worker serializes its copy of the
 // event (a structured clone keeps the properties, their order and their values, so the text is
-// the one the main thread's `JSON.stringify` of the original would write), and a batch's texts
-// come back as one transferred buffer. The table holds them by event object, weakly: bytes never
+// the one the main thread's `JSON.stringify` of the original would write), mostly from the texts
+// its id's hash already made (native-verify.ts), and a batch's texts come back as one transferred
+// buffer. The table holds them by event object, weakly: bytes never
 // taken (a refused or duplicate event) go with their event, the edge's copy that only the route
 // holds until the event is stored or refused (a view pins its batch's buffer until then).
 
