@@ -4,7 +4,8 @@
 // variants alternated round by round. What a stage costs the main thread is what removing it
 // saves: its own calls, the garbage it makes and the time its events wait (their state is kept,
 // and copied by the collector, while they wait). What is left without all three (parsing, the
-// edge checks, the route, the fold, the index items) is the rest.
+// edge checks, the route, the fold, the index items) is the rest. Run whole on one core too
+// (`taskset -c 0`): whether the rate grows with the second core or stops at the main thread.
 //
 // A CPU profile samples the thread's wall time, descheduled moments included (on two busy cores,
 // many: docs/architecture.md), so its shares are not CPU; /proc's counters are. In one process
