@@ -102,6 +102,13 @@ describe("validateInbound: each reject reason", () => {
     expect(outcome(reply([["title", "x".repeat(5 * 1024)]]))).toBe("tag_too_large");
   });
 
+  it("tag_too_large: in UTF-8 bytes, one byte over the limit and not at it", () => {
+    // 1,365 three-byte characters are 4,095 bytes; one more ASCII byte is 4,096 (the limit).
+    expect(outcome(reply([["title", `${"€".repeat(1365)}a`]]))).toBe("ok");
+    expect(outcome(reply([["title", `${"€".repeat(1365)}ab`]]))).toBe("tag_too_large");
+    expect(outcome(reply([["title", "€".repeat(1366)]]))).toBe("tag_too_large");
+  });
+
   it("content_too_large: counted in UTF-8 bytes", () => {
     expect(outcome(reply([], filler(1, 40 * 1024)))).toBe("content_too_large");
     // 12,000 characters of three bytes each: 36 KB, over the limit though `.length` is not.
