@@ -13,6 +13,7 @@
 // benchmark spreads by 10-15.
 
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { median, type BenchContext } from "./bench-context.js";
@@ -35,8 +36,10 @@ interface Run {
 }
 
 const RUNNER = resolve(import.meta.dirname, "live-path-run.js");
+// util-linux's, on Debian in every install; without it the one-core run and its figure are left out.
+const TASKSET = ["/usr/bin/taskset", "/bin/taskset"].find((p) => existsSync(p));
 // `oneCore`: every stage, the process held to one core (`taskset -c 0`): what a second core adds.
-const VARIANTS = [
+const ALL_VARIANTS = [
   { name: "all", without: "" },
   { name: "verify", without: "verify" },
   { name: "index", without: "index" },
@@ -44,11 +47,12 @@ const VARIANTS = [
   { name: "none", without: "verify,index,log" },
   { name: "oneCore", without: "", cores: "0" },
 ] as const;
-type Variant = (typeof VARIANTS)[number]["name"];
+type Variant = (typeof ALL_VARIANTS)[number]["name"];
+const VARIANTS = ALL_VARIANTS.filter((v) => TASKSET !== undefined || v.name !== "oneCore");
 
 const runOnce = async (without: string, cores?: string): Promise<Run> => {
   const args = [RUNNER, "--without", without];
-  const [file, argv] = cores === undefined ? [process.execPath, args] : ["taskset", ["-c", cores, process.execPath, ...args]];
+  const [file, argv] = cores === undefined || TASKSET === undefined ? [process.execPath, args] : [TASKSET, ["-c", cores, process.execPath, ...args]];
   const { stdout } = await promisify(execFile)(file, argv, { maxBuffer: 1 << 20, timeout: 300_000 });
   const run = JSON.parse(stdout.trim().split("\n").at(-1)!) as Run;
   if (run.refused > 0 || run.indexErrors > 0) {
@@ -91,7 +95,7 @@ export async function benchLivePath(ctx: BenchContext): Promise<Figure[]> {
     stage("verify", "verification (posting to the pool's worker, its answers; replaced by a verifier that says ok)"),
     stage("index", "the index (its batches posted to its thread; the feeder still runs, its batches dropped)"),
     stage("log", "the log (its JSON, buffers, group commit and flushes, and the wait for them; replaced by appends durable at once, kept nowhere)"),
-    coreScaling(med, how),
+    ...(TASKSET !== undefined ? [coreScaling(med, how)] : []),
     {
       name: "live_path_rest_main_us", unit: "µs", value: med("none", "cold", "mainUs"),
       note: `the main thread's CPU an event without verification, index writes or log (${list("none", "cold")}), cold; warm ` +
