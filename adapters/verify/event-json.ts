@@ -1,6 +1,6 @@
 // Each verified event's JSON, serialized on the verifier's thread beside its check, for the log:
 // on the main thread, serializing each event for its log line (`JSON.stringify` and its UTF-8)
-// was ~8 µs an event, 10-12% of its CPU in the live path. The worker serializes its copy of the
+// took ~12% of its samples in a profile of the live path. The worker serializes its copy of the
 // event (a structured clone keeps the properties, their order and their values, so the text is
 // the one the main thread's `JSON.stringify` of the original would write), mostly from the texts
 // its id's hash already made (native-verify.ts), and a batch's texts come back as one transferred

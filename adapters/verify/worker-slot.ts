@@ -17,7 +17,6 @@ import {
   SHARED_CHECKING,
   SHARED_SLOTS,
   SHARED_STOP,
-  verdictCode,
   verdictOf,
   type PoolMessage,
   type Verdict,
@@ -41,7 +40,6 @@ export type OnCrash = (orphans: Batch[], cause: Error) => void;
 export type OnWorkerReady = (worker: Worker, slot: number) => void;
 
 const MAX_CRASHES_IN_A_ROW = 3;
-const OK = verdictCode("ok");
 // How long stop() waits for a worker to end itself: its load takes ~0.1 s here, a batch ~10 ms.
 const STOP_GRACE_MS = 10_000;
 
@@ -136,9 +134,10 @@ export class WorkerSlot {
     this.crashesInARow = 0;
     const { json, ends } = res;
     // Put before the verdicts are told: whoever stages an event on its verdict finds its JSON.
+    // The worker sends none for an event that failed (and such an event is never staged).
     if (this.eventJson && json && ends?.length === batch.events.length) {
       for (let i = 0; i < ends.length; i++) {
-        const bytes = res.codes[i] === OK ? jsonAt(json, ends, i) : undefined;
+        const bytes = jsonAt(json, ends, i);
         if (bytes) this.eventJson.put(batch.events[i]!, bytes);
       }
     }
