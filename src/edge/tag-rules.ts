@@ -3,7 +3,7 @@
 // trailing entries (relay hints, markers, pubkeys) are allowed as Nostr convention has it.
 
 import { KIND } from "../kinds.js";
-import { HEX64, MESSAGE_TYPES, PHASES, PRIORITIES } from "../types.js";
+import { isHex64, MESSAGE_TYPES, PHASES, PRIORITIES } from "../types.js";
 
 // Plain predicates rather than schemas: these run on every tag of every inbound event.
 /** Why a tag's value is wrong, or undefined when it is right. */
@@ -16,7 +16,7 @@ const oneOf = (values: readonly string[]): ValueCheck => {
   return (v) => (allowed.has(v) ? undefined : why);
 };
 
-const hex64 = pattern(HEX64, "must be 64 lowercase hex characters");
+const hex64: ValueCheck = (v) => (isHex64(v) ? undefined : "must be 64 lowercase hex characters");
 const digits = pattern(/^\d{1,16}$/, "must be decimal digits");
 // NIP-01 address: `<kind>:<pubkey>:<d>`; d may be empty (replaceable, not addressable).
 const coordinate = pattern(/^\d{1,5}:[0-9a-f]{64}:/, "must be a coordinate <kind>:<hex64>:<d>");

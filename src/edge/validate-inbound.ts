@@ -2,7 +2,8 @@
 // kind, time, sizes, text and the tags we read. Cheapest first, so junk costs little; the id
 // hash and the signature come after, in the verifier pool (adapters/verify/).
 
-import { HEX64, type NostrEvent } from "../types.js";
+import { isLowerHex } from "../hex.js";
+import { isHex64, type NostrEvent } from "../types.js";
 import { readEnvelope, tagsShapeProblem } from "./envelope.js";
 import type { RejectReason } from "./reject-reason.js";
 import { tagRuleViolation } from "./tag-rules.js";
@@ -34,8 +35,6 @@ export type InboundResult =
   | { ok: true; event: NostrEvent }
   | { ok: false; reason: RejectReason; detail: string };
 
-const SIG = /^[0-9a-f]{128}$/;
-
 const reject = (reason: RejectReason, detail: string): InboundResult => ({ ok: false, reason, detail });
 
 /**
@@ -50,9 +49,9 @@ export function validateInbound(
   if (!env.ok) return reject("malformed", env.detail);
   const e = env.event;
 
-  if (!HEX64.test(e.id)) return reject("bad_id_format", `id ${quote(e.id)} is not 64 lowercase hex`);
-  if (!HEX64.test(e.pubkey)) return reject("bad_pubkey_format", `pubkey ${quote(e.pubkey)} is not 64 lowercase hex`);
-  if (!SIG.test(e.sig)) return reject("bad_sig_format", `sig ${quote(e.sig)} is not 128 lowercase hex`);
+  if (!isHex64(e.id)) return reject("bad_id_format", `id ${quote(e.id)} is not 64 lowercase hex`);
+  if (!isHex64(e.pubkey)) return reject("bad_pubkey_format", `pubkey ${quote(e.pubkey)} is not 64 lowercase hex`);
+  if (!isLowerHex(e.sig, 128)) return reject("bad_sig_format", `sig ${quote(e.sig)} is not 128 lowercase hex`);
   if (!allowedKinds.includes(e.kind)) return reject("unknown_kind", `kind ${e.kind} is not handled`);
   const timeProblem = createdAtProblem(e.created_at, nowSecs);
   if (timeProblem) return reject("bad_created_at", timeProblem);
