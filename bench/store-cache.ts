@@ -15,6 +15,9 @@ const STORE_CODE = ["src", "adapters/fs-log", "adapters/sqlite-index"];
 // Raise when fillStore (bench-project.ts) changes what it writes.
 const FILL_VERSION = 1;
 const DIST = resolve(import.meta.dirname, "..");
+// The sources beside dist/: tsc leaves the output of a deleted source behind, and counted, a
+// stale file gave a checkout a fingerprint of its own (and the store was filled again for it).
+const ROOT = resolve(DIST, "..");
 const TEMPLATE_RELAY = "ws://template.invalid";
 
 function codeFingerprint(): string {
@@ -28,6 +31,7 @@ function codeFingerprint(): string {
       }
       return;
     }
+    if (!existsSync(join(ROOT, path.replace(/\.js$/, ".ts")))) return;
     hash.update(path).update(readFileSync(full));
   };
   STORE_CODE.forEach(add);
