@@ -4,18 +4,17 @@
 // (it is loaded on first use): those are answered at once, in arrival order, as before.
 
 import { getEventHash, verifyEvent } from "nostr-tools/pure";
-import { HEX64, type NostrEvent } from "../../src/types.js";
+import { isLowerHex } from "../../src/hex.js";
+import { isHex64, type NostrEvent } from "../../src/types.js";
 import type { Verdict } from "./verify-protocol.js";
-
-const SIG = /^[0-9a-f]{128}$/;
 
 /**
  * The verdict on the hex fields' form alone, undefined when they are well-formed. Only the exact
  * form (lowercase, full length) may reach a check: nostr-wasm parses hex leniently.
  */
 export function formVerdict(ev: NostrEvent): Verdict | undefined {
-  if (typeof ev.id !== "string" || !HEX64.test(ev.id)) return "bad_id";
-  if (typeof ev.pubkey !== "string" || !HEX64.test(ev.pubkey) || typeof ev.sig !== "string" || !SIG.test(ev.sig)) {
+  if (!isHex64(ev.id)) return "bad_id";
+  if (!isHex64(ev.pubkey) || !isLowerHex(ev.sig, 128)) {
     return "bad_signature";
   }
   return undefined;
