@@ -36,7 +36,6 @@ export interface EventOrder {
 export const emptyOrder = (): EventOrder => ({ placed: new Map(), seen: [], waiting: new Map(), moves: 0 });
 
 const ownKey = (e: StoredEvent): Key => [e.ev.created_at, e.n];
-const keyOf = (order: EventOrder, e: StoredEvent): Key => order.placed.get(e) ?? ownKey(e);
 
 function compareKeys(a: Key, b: Key): number {
   const len = Math.min(a.length, b.length);
@@ -76,16 +75,33 @@ export function seenThrough(events: readonly StoredEvent[], order: EventOrder, i
   return seen[Math.min(index, seen.length - 1)] ?? 0;
 }
 
-/** The key `e` gets from the events it answers (`refs`) that are present (undefined: its own key). */
+/**
+ * The key `e` gets from the events it answers (`refs`) that are present (undefined: its own key).
+ * Only an answered event at or after `e`'s own place matters; the usual reply comes after all it
+ * answers, and is decided without building a key (this runs on every event taken in).
+ */
 function placedKey(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent, refs: readonly string[]): Key | undefined {
   let max: Key | undefined;
   for (const id of refs) {
     const ref = byId.get(id);
     if (!ref) continue;
-    const k = keyOf(order, ref);
+    const placed = order.placed.get(ref);
+    if (placed === undefined ? ownBefore(ref, e) : compareToOwn(placed, e) < 0) continue;
+    const k = placed ?? ownKey(ref);
     if (max === undefined || compareKeys(k, max) > 0) max = k;
   }
-  return max !== undefined && compareKeys(ownKey(e), max) <= 0 ? [...max, e.n] : undefined;
+  return max === undefined ? undefined : [...max, e.n];
+}
+
+/** Whether `a`'s own key comes before `b`'s. */
+const ownBefore = (a: StoredEvent, b: StoredEvent): boolean =>
+  a.ev.created_at < b.ev.created_at || (a.ev.created_at === b.ev.created_at && a.n < b.n);
+
+/** compareKeys(k, ownKey(e)), without building the own key. */
+function compareToOwn(k: Key, e: StoredEvent): number {
+  if (k[0] !== e.ev.created_at) return k[0]! - e.ev.created_at;
+  if (k[1] !== e.n) return k[1]! - e.n;
+  return k.length - 2;
 }
 
 function waitForMissing(byId: ReadonlyMap<string, StoredEvent>, order: EventOrder, e: StoredEvent, refs: readonly string[]): void {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { replay } from "../../src/conversation-reducer.js";
 import { positionOf, seenThrough } from "../../src/event-order.js";
+import { referencesOf } from "../../src/references.js";
+import type { StoredEvent } from "../../src/conversation-state.js";
 import type { NostrEvent } from "../../src/types.js";
 import { conversationOf } from "../helpers/conversation.js";
 import { testProject, type TestKey } from "../helpers/events.js";
@@ -14,6 +16,37 @@ function signedUntil(make: (salt: number) => NostrEvent, ok: (ev: NostrEvent) =>
     if (ok(ev)) return ev;
   }
   throw new Error("no id met the condition");
+}
+
+const compareKeys = (a: readonly number[], b: readonly number[]): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+};
+
+/**
+ * The order by its definition (src/event-order.ts), computed from scratch over the events held:
+ * an event's key is its own, [created_at, n], unless an event it answers has a key at or after
+ * that; then it is the largest such key followed by its n.
+ */
+function orderByDefinition(events: readonly StoredEvent[]): string[] {
+  const byId = new Map(events.map((e) => [e.ev.id, e]));
+  const keys = new Map<StoredEvent, number[]>();
+  const keyOf = (e: StoredEvent): number[] => {
+    const known = keys.get(e);
+    if (known) return known;
+    const own = [e.ev.created_at, e.n];
+    let max: number[] | undefined;
+    for (const id of referencesOf(e.ev).ancestors) {
+      const a = byId.get(id);
+      if (!a) continue;
+      const k = keyOf(a);
+      if (!max || compareKeys(k, max) > 0) max = k;
+    }
+    const key = max && compareKeys(own, max) <= 0 ? [...max, e.n] : own;
+    keys.set(e, key);
+    return key;
+  };
+  return [...events].sort((a, b) => compareKeys(keyOf(a), keyOf(b))).map((e) => e.ev.content);
 }
 
 function setup() {
@@ -60,6 +93,26 @@ describe("conversation order", () => {
     const between = reply(p.owner, root, "between", T + 5);
     expect(order([root, q, between, skewed])).toEqual(["root", "between", "q", "skewed"]);
     expect(order([skewed, between, root, q])).toEqual(["root", "between", "q", "skewed"]);
+  });
+
+  it("orders random threads, with clocks skewed either way and any arrival order, as its definition does", () => {
+    const { p, root, reply } = setup();
+    let seed = 12345;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    for (let round = 0; round < 25; round++) {
+      const events: NostrEvent[] = [root];
+      // Each answers an earlier one; its clock up to 3 s either side of the root's.
+      for (let i = 0; i < 12; i++) events.push(reply(round % 2 ? p.owner : p.agents.planner!, events[rand(events.length)]!, `${round}.${i}`, T + rand(7) - 3));
+      const arrivals = [...events];
+      for (let i = arrivals.length - 1; i > 0; i--) {
+        const j = rand(i + 1);
+        [arrivals[i], arrivals[j]] = [arrivals[j]!, arrivals[i]!];
+      }
+      // Some held back: events that answer what never came.
+      const held = arrivals.filter((ev) => ev === root || rand(5) > 0);
+      const conv = conversationOf(root.id, held);
+      expect(conv.events.map((e) => e.ev.content)).toEqual(orderByDefinition(conv.events));
+    }
   });
 
   it("is rebuilt exactly by a replay of the log", () => {
