@@ -70,7 +70,7 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
     note: `the daemon's main thread's own CPU time (/proc/PID/task/PID/stat, user + system) from the first event sent ` +
       `until the index held all ${events.length}, ÷ ${events.length}, in the live runs of ingest_live_200x50_evps; median of ${mains.join(", ")} µs. ` +
       `Limit: the same of ${floorText}: ${floorMains.join(", ")} µs. ` +
-      `Its split by stage is in docs/architecture.md ("Per-event CPU budget"), from --cpu-prof profiles`,
+      `Its split by stage is in docs/architecture.md ("Per-event CPU budget")`,
   }, {
     name: "ingest_live_200x50_evps", value: rate, unit: "ev/s",
     ...(ceiling ? { limit: ceiling.evps } : {}),

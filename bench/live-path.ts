@@ -8,7 +8,7 @@
 // (`taskset -c 0`): whether the rate grows with the second core or stops at the main thread.
 //
 // A CPU profile samples the thread's wall time, descheduled moments included (on two busy cores,
-// many: docs/architecture.md), so its shares are not CPU; /proc's counters are. In one process
+// many: docs/performance.md), so its shares are not CPU; /proc's counters are. In one process
 // with no load generator beside it, the run to run spread is a few µs where the daemon's live
 // benchmark spreads by 10-15.
 

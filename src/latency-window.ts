@@ -1,7 +1,7 @@
 // How long the steps of a path took, over its last runs: each run adds one duration per step
 // (ms), and the summary gives each step's median, 99th percentile and maximum over the window.
 // The status shows it for the way from a trigger to its agent's process and from the agent's
-// answer to the relays (docs/architecture.md, "From a message to its agent"), so an operator
+// answer to the relays (docs/performance.md, "From a message to its agent"), so an operator
 // sees which step a slow start waits on. Bounded: `size` samples a step, the oldest dropped.
 
 export interface StepLatency {

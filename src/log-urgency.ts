@@ -1,4 +1,4 @@
-// Which appends someone is waiting on (docs/architecture.md, "from a message to its agent"):
+// Which appends someone is waiting on (docs/performance.md, "from a message to its agent"):
 // records that set an agent to work (its run starts once they are durable), an event the daemon
 // publishes (it goes to the relays once it is durable), and the cursor a run starts with: its
 // answer follows within the run's time, and may not pass the cursor's flush (a file is in one

@@ -1,6 +1,6 @@
 // Whether an inbound event, before it is checked, may set one of the daemon's own agents to work:
 // it takes the route's priority lane (inline signature check, first free slot of the
-// conversation queues: docs/architecture.md, "From a message to its agent"). A hint, not the
+// conversation queues: docs/performance.md, "From a message to its agent"). A hint, not the
 // decision (src/runs.ts decides once the event is checked and folded): a wrong guess costs only
 // its place in those queues, never a check or the order of a conversation's events.
 

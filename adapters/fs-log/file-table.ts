@@ -117,7 +117,7 @@ export class FileTable {
       return this.checked(id, found.index === 0 ? livePath : archivedPath, found.fd, ops);
     }
     // Both places are looked at together: each look is a trip to libuv's thread pool and back,
-    // a turn of the event loop, and a new conversation's file is in neither (docs/architecture.md,
+    // a turn of the event loop, and a new conversation's file is in neither (docs/performance.md,
     // "From a message to its agent"). The live log wins; the archived one is used only without it.
     const [live, archived] = await Promise.allSettled([tryOpen(ops, livePath), tryOpen(ops, archivedPath)] as const);
     const spare = async () => {

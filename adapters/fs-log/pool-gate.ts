@@ -3,7 +3,7 @@
 // conversation files queued some 600 calls there at once, and an urgent append (a trigger its
 // agent waits on) queued each of its own open, write and sync behind all of them: at 2,000
 // events a second they waited 41, 11 and 7 ms at the median, up to 200 ms each
-// (docs/architecture.md, "From a message to its agent"). The log's ordinary calls pass through
+// (docs/performance.md, "From a message to its agent"). The log's ordinary calls pass through
 // this gate: at most `depth` of them in the pool at once, running or queued, so an urgent call,
 // which does not pass through it, waits behind a few at most. The depth is twice the pool's
 // threads, so each thread has a call queued while the main thread is busy elsewhere (handed one

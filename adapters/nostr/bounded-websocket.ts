@@ -26,8 +26,8 @@ const urlKey = (url: string) => {
 /**
  * Hands every EVENT frame from `url`'s sockets to `tap` instead of NDK (live-subscription.ts):
  * NDK wrapped each one in an event object, matched and deduplicated it for the subscription
- * and emitted it, ~80 µs of the main thread an event (docs/architecture.md, "Per-event CPU
- * budget"). NDK keeps every other frame: EOSE, CLOSED, AUTH, OK, NOTICE. Returns the undo.
+ * and emitted it, ~80 µs of the main thread an event (docs/performance.md, "The first budget, by
+ * stage"). NDK keeps every other frame: EOSE, CLOSED, AUTH, OK, NOTICE. Returns the undo.
  */
 export function tapEventFrames(url: string, tap: EventFrameTap): () => void {
   const key = urlKey(url);

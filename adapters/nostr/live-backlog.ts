@@ -1,7 +1,7 @@
 // The live events read off a relay's socket, handed on a slice per turn of the event loop rather
 // than all at once. libuv reads up to 32 chunks of a socket in one go: under 2,000 ev/s a busy
 // daemon took in ~2,000 events in one turn and spent 0.1-0.95 s on them before anything else ran
-// (the log's completions, a trigger's next step; docs/architecture.md, "From a message to its
+// (the log's completions, a trigger's next step; docs/performance.md, "From a message to its
 // agent"). Between slices the rest of the daemon gets its turn. An urgent event (one that may set
 // an agent to work) is handed on at once, ahead of those waiting, unless one of its conversation
 // is among them: then it keeps its place, so a conversation's events still arrive in order.

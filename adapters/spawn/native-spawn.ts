@@ -1,7 +1,7 @@
 // Programs started with posix_spawn (native/spawn/spawn.c, compiled at install): the daemon's
 // address space is not copied, so starting a program takes ~0.5 ms of the main thread instead of
 // fork's ~2 ms, and the daemon's other threads (the log's syncs, the verifier) do not stall
-// meanwhile (docs/architecture.md, "Agents started without a fork"). The module is optional: when
+// meanwhile (docs/performance.md, "Agents started without a fork"). The module is optional: when
 // it did not build, `loadNativeSpawn` says why and the daemon uses child_process (fork-spawn.ts).
 
 import { existsSync } from "node:fs";

@@ -1,5 +1,5 @@
 // Id and signature check of one event with bcrypto's native BIP-340 (libsecp256k1 compiled at
-// install), ~4.7× nostr-wasm per core (docs/architecture.md, "Signature checks"). bcrypto is an
+// install), ~4.7× nostr-wasm per core (docs/architecture.md, "The verifier"). bcrypto is an
 // optional dependency: when it did not build, or loaded only its pure-JS backend (slower than
 // nostr-wasm), `loadNativeCheck` says why and the daemon falls back to nostr-wasm
 // (verifier-choice.ts). The id is hashed with node:crypto, the serialization nostr-wasm hashes.

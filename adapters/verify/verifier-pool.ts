@@ -45,7 +45,7 @@ export interface VerifierPoolOptions {
  * is the ingest's critical path: on two cores a second native worker took its core away from it
  * more than it added (one worker verifies ~18,000 events a second here, above what the rest of
  * the path takes), and one worker ingested 5-12% more, in-process, live and from a relay
- * (docs/architecture.md, "Verifier workers"). nostr-wasm verifies ~3,800 a second a core, and
+ * (docs/performance.md, "Verifier workers"). nostr-wasm verifies ~3,800 a second a core, and
  * there verification is the cap.
  */
 export function poolWorkers(backend: VerifierBackend, cores = availableParallelism()): number {

@@ -1,7 +1,7 @@
 // The events of one conversation enter its queue in the order they arrived, though their checks
 // run at once and some finish sooner (an urgent event is checked inline, the others may wait for
 // the verifier's workers): a trigger never overtakes what was said before it
-// (docs/architecture.md, "From a message to its agent").
+// (docs/performance.md, "From a message to its agent").
 //
 // Tickets in a line per conversation: an event whose predecessors have all entered (or left:
 // refused, duplicate) goes on at once, with no promise made; only one that finished its checks

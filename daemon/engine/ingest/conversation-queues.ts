@@ -2,7 +2,7 @@
 // global bound on how many conversations run at the same time. A conversation waiting for a
 // slot waits in arrival order; after each of its tasks it queues again at the back, so a busy
 // conversation cannot hold a slot while others wait. A conversation with an urgent task queued
-// (someone waits on it: a trigger, an agent's run; docs/architecture.md, "From a message to its
+// (someone waits on it: a trigger, an agent's run; docs/performance.md, "From a message to its
 // agent") takes the next free slot ahead of the others; its own tasks still run in their order.
 //
 // Hand-rolled rather than two levels of p-queue: every inbound event passes through here, and

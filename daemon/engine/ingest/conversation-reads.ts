@@ -2,7 +2,7 @@
 // first page names ~200 such conversations at once) wait here together for one read. Going on
 // alone, the first event of each read its conversation and every later one of it, behind it in
 // line, went alone too, page after page: 6,121 of a catch-up's 10,000 events took the one-event
-// route (docs/architecture.md, "Conversations to read"). Here the events that follow each other
+// route (docs/performance.md, "Conversations to read"). Here the events that follow each other
 // in their conversation's line join its read while it runs, and are staged together once it is
 // done, in line order, in one task of the conversation's queue.
 

@@ -1,4 +1,4 @@
-// A slice of events routed together (docs/architecture.md, "A slice at once"): what a relay
+// A slice of events routed together (docs/performance.md, "A slice at once"): what a relay
 // delivered in one turn of the event loop, gathered by slice-collector.ts. One event at a time,
 // the route (route.ts) made ~17 promises an event and stayed suspended, its state held until the
 // flush; a slice has its checks before the signatures made in one pass, its signatures checked in
