@@ -6,6 +6,7 @@
 import type { CursorMove } from "./agent-messages.js";
 import type { Conversation, ConversationStatus } from "./conversation-state.js";
 import { NotFoundError } from "./errors.js";
+import { mapPacked } from "./map-packed.js";
 import type {
   AckRecord, ArchiveRecord, CursorRecord, EventRecord, LogRecord, NewRecord, ReadRecord, StatusRecord,
 } from "./records.js";
@@ -13,7 +14,7 @@ import type { NostrEvent } from "./types.js";
 
 /** Gives new records the next log positions of `conv` (which is not changed). */
 export function stamp(conv: Conversation, records: readonly NewRecord[]): LogRecord[] {
-  return records.map((r, i) => ({ ...r, n: conv.lastN + 1 + i }) as LogRecord);
+  return mapPacked(records, (r, i) => ({ ...r, n: conv.lastN + 1 + i }) as LogRecord);
 }
 
 type New<R> = Omit<R, "n">;

@@ -4,6 +4,7 @@
 
 import * as fs from "node:fs";
 import { parentPort } from "node:worker_threads";
+import { detachEarly } from "../worker-thread/detach-early.js";
 import type { FileCall, FileAnswer } from "./file-ops-protocol.js";
 
 const { O_RDWR, O_CREAT, O_EXCL, O_RDONLY } = fs.constants;
@@ -70,6 +71,7 @@ function openFirst(paths: readonly string[], create: boolean): { fd: number; ind
 
 const port = parentPort;
 if (!port) throw new Error("file-ops-worker: not started as a worker thread");
+detachEarly();
 port.on("message", (call: FileCall) => {
   let answer: FileAnswer;
   let transfer: ArrayBuffer[] = [];

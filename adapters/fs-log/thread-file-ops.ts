@@ -15,6 +15,7 @@
 import { Worker } from "node:worker_threads";
 import type { FileOps, FirstOpen } from "./file-ops.js";
 import type { CallError, FileAnswer, FileCall } from "./file-ops-protocol.js";
+import { detachEarly } from "../worker-thread/detach-early.js";
 import { workerFile } from "../worker-thread/worker-file.js";
 
 type Call = FileCall extends infer C ? (C extends FileCall ? Omit<C, "seq"> : never) : never;
@@ -38,7 +39,8 @@ export class ThreadFileOps implements FileOps {
 
   /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
   constructor() {
-    this.script = workerFile("adapters/fs-log/file-ops-worker", ["adapters/fs-log/file-ops-protocol"]);
+    detachEarly();
+    this.script = workerFile("adapters/fs-log/file-ops-worker", ["adapters/fs-log/file-ops-protocol", "adapters/worker-thread/detach-early"]);
   }
 
   open = (path: string, create: boolean) => this.call({ op: "open", path, create }) as Promise<number>;

@@ -13,6 +13,7 @@
 
 import { Worker } from "node:worker_threads";
 import type { IndexApplier, IndexItem } from "../../src/ports.js";
+import { detachEarly } from "../worker-thread/detach-early.js";
 import { workerFile } from "../worker-thread/worker-file.js";
 import { packBatch } from "./index-wire.js";
 import type { WriterRequest, WriterResponse } from "./writer-protocol.js";
@@ -51,6 +52,7 @@ export class WorkerIndexWriter implements IndexApplier {
 
   /** Throws WorkerScriptError when the thread's compiled script is missing or stale. */
   constructor(private readonly path: string) {
+    detachEarly();
     this.script = workerFile("adapters/sqlite-index/index-writer-worker", WORKER_SOURCES);
   }
 

@@ -5,6 +5,7 @@
 // batches are retried once on another, then failed: a caller never waits forever.
 
 import { availableParallelism } from "node:os";
+import { mapPacked } from "../../src/map-packed.js";
 import type { EventVerifier } from "../../src/ports.js";
 import type { NostrEvent } from "../../src/types.js";
 import { VerifierClosedError, VerifierUnavailableError, VerifyFailedError } from "./errors.js";
@@ -171,7 +172,7 @@ export class VerifierPool implements EventVerifier {
     const items = this.waiting.splice(0);
     if (items.length === 0) return;
     this.dispatch({
-      events: items.map((w) => w.ev),
+      events: mapPacked(items, (w) => w.ev),
       attempts: 0,
       settle: (verdicts) => {
         items.forEach((w, i) => w.resolve(verdicts[i]!));

@@ -5,6 +5,7 @@
 // worker-slot.ts says why it is not terminated from outside.
 
 import { parentPort, workerData } from "node:worker_threads";
+import { detachEarly } from "../worker-thread/detach-early.js";
 import { packJson } from "./event-json.js";
 import { loadCheck, loadJsonCheck } from "./verifier-choice.js";
 import {
@@ -19,6 +20,7 @@ import {
 
 if (!parentPort) throw new Error("verify-worker.js runs only as a worker thread of VerifierPool");
 const port = parentPort;
+detachEarly();
 const { backend, shared, json } = workerData as VerifyWorkerData;
 // With `json`, each passing event's JSON comes from the check, which has serialized its tags and
 // content for the id's hash already (native-verify.ts).

@@ -10,6 +10,7 @@
 // has not ended itself after STOP_GRACE_MS (stuck: a hang is worse than that risk).
 
 import { Worker } from "node:worker_threads";
+import { mapPacked } from "../../src/map-packed.js";
 import type { NostrEvent } from "../../src/types.js";
 import { jsonAt, type EventJsonSink } from "./event-json.js";
 import type { VerifierBackend } from "./verifier-choice.js";
@@ -141,7 +142,7 @@ export class WorkerSlot {
         if (bytes) this.eventJson.put(batch.events[i]!, bytes);
       }
     }
-    batch.settle(batch.events.map((_, i) => verdictOf(res.codes[i])));
+    batch.settle(mapPacked(batch.events, (_, i) => verdictOf(res.codes[i])));
   }
 
   private exited(cause: Error): void {

@@ -7,6 +7,7 @@
 // goes on alone, with the one-event route's steps (RouteSteps).
 
 import type { Verdict } from "../../../adapters/verify/verify-protocol.js";
+import { mapPacked } from "../../../src/map-packed.js";
 import type { Clock } from "../../../src/ports.js";
 import type { NostrEvent } from "../../../src/types.js";
 import type { ConversationStore } from "../store/conversation-store.js";
@@ -117,8 +118,8 @@ export class SliceRoute {
     const slice = new Promise<void>((resolve) => (done = resolve));
     let opts: IngestOptions | undefined;
     // The duplicates among them in one look (one index query for those of conversations not in memory).
-    const ids = items.map((item) => sentId(item.raw));
-    const convs = items.map((item) => conversationHint(item.raw));
+    const ids = mapPacked(items, (item) => sentId(item.raw));
+    const convs = mapPacked(items, (item) => conversationHint(item.raw));
     let held: Set<string> | Error;
     try {
       held = this.steps.checks.heldAmong(ids, convs);
@@ -158,7 +159,7 @@ export class SliceRoute {
         failed(i, err);
       }
     }
-    const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mine.map((m) => m.pre.ev));
+    const verdicts = mine.length === 0 ? Promise.resolve([]) : this.verifyAll(mapPacked(mine, (m) => m.pre.ev));
     // Slices are staged in the order they came: the tickets of one are gone before the next's turn.
     const staging = Promise.all([verdicts, this.staging]).then(([v]) => this.stageSlice(mine, v, now, arrived, ends, slice, done));
     // A slice that could not be staged at all still ends: what waits for its events goes on.
