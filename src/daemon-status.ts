@@ -240,8 +240,15 @@ export interface DaemonStatus {
   ingest: IngestCounts;
   queues: { conversations: number; queued: number; running: number };
   store: { cachedConversations: number; cachedEvents: number; cachedBytes: number; known: number };
-  /** Where the daemon's memory is (process.memoryUsage(), bytes). */
-  memory: { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+  /**
+   * Where the daemon's memory is (process.memoryUsage(), bytes), and the handing back of freed
+   * memory (glibc's malloc_trim: after the start and each back-fill; `runs`, and how many of them
+   * had some to hand back; `backend` null with the reason when there is none).
+   */
+  memory: {
+    rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number;
+    trim: { backend: "malloc_trim" | null; fallback: string | null; runs: number; released: number };
+  };
   agents: { runs: number; failures: number; running: number; lastFailure: RunFailure | undefined };
   /** The command agents' runs under way now, oldest first. */
   runs: ActiveRun[];

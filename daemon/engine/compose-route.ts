@@ -76,6 +76,8 @@ export interface RouteInputs {
   recordSent(route: InboundRoute, convId: string, eventId: string, relays: string[]): Promise<void>;
   /** A relay that refused live events takes writes again: its back-fill soon. */
   backfillRetrySoon(): void;
+  /** Hands freed memory back to the system (after a back-fill, which allocates and frees a lot). */
+  trimMemory(): void;
 }
 
 /** The route (ingest/route.ts) and its parts, connected. */
@@ -125,6 +127,7 @@ export function composeRoute(d: RouteInputs): RouteParts {
     onCatchup: (r) => {
       d.logger.info("caught up", { fetched: r.fetched, pages: r.pages, ms: r.ms, quiet: r.quiet, complete: r.complete, ...(r.reason ? { reason: r.reason } : {}) });
       threads.backfillDone();
+      d.trimMemory();
     },
     onIncomplete: (url, reason) => d.problem("backfill_incomplete", `${url}: ${reason}; its mark stays, tried again ${RETRY_TEXT}`),
     retrySoon: d.backfillRetrySoon,

@@ -22,6 +22,7 @@ import { makePrivate, PRIVATE_DIR } from "../../adapters/state-file/private-file
 import { OnDemandVerifier } from "../../adapters/verify/on-demand-verifier.js";
 import { VerifiedEventJson } from "../../adapters/verify/event-json.js";
 import { chooseSpawner, type SpawnerChoice } from "../../adapters/spawn/spawner-choice.js";
+import { loadMemoryTrim, type MemoryTrim } from "../../adapters/malloc/memory-trim.js";
 import type { LoadedProject } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import { acquirePidLock } from "../pid-lock.js";
@@ -81,6 +82,9 @@ export class Engine {
   private verifier: OnDemandVerifier | undefined;
   /** How agents' programs are started; a TENEXD_SPAWNER naming none stops the start before anything is touched. */
   private readonly spawner: SpawnerChoice = chooseSpawner();
+  /** Freed memory handed back once the start has settled and after each back-fill (adapters/malloc/memory-trim.ts). */
+  private readonly memoryTrim: MemoryTrim = loadMemoryTrim();
+  private readonly trims = { runs: 0, released: 0 };
   private relays: Relays | undefined;
   private parts: RouteParts | undefined;
   private loops: EngineLoops | undefined;
@@ -117,10 +121,18 @@ export class Engine {
       problem: (kind, detail) => this.problem(kind, detail),
       recordSent: (route, convId, eventId, sentTo) => this.recordSent(route, convId, eventId, sentTo),
       backfillRetrySoon: () => this.loops?.backfillRetry.runSoon(),
+      trimMemory: () => this.trimMemory(),
     }));
     await this.resume(index, store, parts);
     this.startLoops(index, store, relays, parts);
+    // What the start freed (the logs' listing, the index's check, the recovery) is handed back before it says ready.
+    this.trimMemory();
     this.readyAt = this.clock.now();
+  }
+
+  private trimMemory(): void {
+    this.trims.runs++;
+    if (this.memoryTrim.trim()) this.trims.released++;
   }
 
   /** The pid lock, `.tenex/` private to its owner, and the embedded relay booting meanwhile. */
@@ -185,7 +197,7 @@ export class Engine {
     // The verifier is chosen here, once (bcrypto native after its self-test, else nostr-wasm); the
     // spawner (posix_spawn when its module built, else child_process) when the engine was made.
     this.verifier = new OnDemandVerifier({ pool: { eventJson } });
-    for (const [what, { backend, fallback }] of [["verifier", this.verifier.choice], ["spawner", this.spawner]] as const) {
+    for (const [what, { backend, fallback }] of [["verifier", this.verifier.choice], ["spawner", this.spawner], ["memory trim", this.memoryTrim]] as const) {
       this.logger.info(what, { backend, ...(fallback !== undefined ? { fallback } : {}) });
     }
     return { index, store };
@@ -286,6 +298,7 @@ export class Engine {
       relayUrls: relays.urls, embedded: relays.embedded, gateway: relays.gateway, sync: parts.sync, counters: this.counters,
       queues: this.queues, store, runner: parts.runner, escalator: loops.escalator, verifier, outbox: parts.outbox,
       loops: loops.all, log, index, problems: this.problems, entities: parts.entities, route: parts.route, feed: this.feed,
+      memoryTrim: () => ({ backend: this.memoryTrim.backend, fallback: this.memoryTrim.fallback ?? null, ...this.trims }),
     };
   }
 

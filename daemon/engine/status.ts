@@ -53,6 +53,8 @@ export interface EngineState {
   entities: EntityFetcher;
   route: InboundRoute;
   feed: LiveFeed;
+  /** The memory trim's backend and its runs so far. */
+  memoryTrim(): DaemonStatus["memory"]["trim"];
 }
 
 export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
@@ -74,7 +76,7 @@ export function buildStatus(d: EngineState): Omit<DaemonStatus, "turns"> {
     queues: d.queues.depths(),
     store: d.store.stats(),
     // Where the daemon's memory is: the JS heap, and memory outside it (Buffers, the workers' heaps are in rss only).
-    memory: process.memoryUsage(),
+    memory: { ...process.memoryUsage(), trim: d.memoryTrim() },
     agents: { ...d.runner.stats },
     runs: d.runner.running(),
     lastRuns: d.runner.lastRuns(),

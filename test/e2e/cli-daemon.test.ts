@@ -97,6 +97,9 @@ describe("reading commands", () => {
     expect(text.stdout).toMatch(/^embedded relay +ws:\/\/127\.0\.0\.1:\d+ \(verifies with bcrypto-native\)/m);
     // And how its agents' programs are started.
     expect(json.status.spawner).toEqual({ backend: "posix-spawn", fallback: null });
+    // Freed memory handed back by glibc's malloc_trim: before the ready line, and after the back-fill (done by now).
+    expect(json.status.memory.trim).toEqual(expect.objectContaining({ backend: "malloc_trim", fallback: null }));
+    expect(json.status.memory.trim.runs).toBeGreaterThanOrEqual(2);
     expect(text.stdout).toMatch(/^agents +runs \d+, failures \d+, running \d+; programs started with posix-spawn$/m);
   });
 

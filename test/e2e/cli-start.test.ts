@@ -117,6 +117,13 @@ describe("tenexd CLI", () => {
     expect(start.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("doctor says whether freed memory is handed back (glibc's malloc_trim, built at install)", () => {
+    const project = join(tmp, "memory-trim");
+    expect(tenexd("init", "--example", "--project", project).status).toBe(0);
+    const r = tenexd("doctor", "--json", "--project", project);
+    expect((JSON.parse(r.stdout) as { checks: unknown[] }).checks).toContainEqual({ check: "memory trim", ok: true, detail: "malloc_trim" });
+  });
+
   it("an unknown command or option is a usage error (exit 2)", () => {
     const r = tenexd("frobnicate");
     expect(r.status).toBe(2);

@@ -7,6 +7,7 @@ import { entriesOpenToOthers } from "../../../adapters/state-file/private-file.j
 import { chooseVerifier, choiceText, VerifierChoiceError } from "../../../adapters/verify/verifier-choice.js";
 import { chooseSpawner, spawnerText, SpawnerChoiceError } from "../../../adapters/spawn/spawner-choice.js";
 import { findProgram } from "../../../adapters/spawn/find-program.js";
+import { loadMemoryTrim, memoryTrimText } from "../../../adapters/malloc/memory-trim.js";
 import {
   ConfigError, formatIssue, loadProject, readProjectFiles, resolveAgentKey, resolveOwnerKey, shellQuote, TENEX_DIR,
   type ConfigIssue, type KeyResult, type LoadedProject, type ProjectFiles,
@@ -30,7 +31,8 @@ export const doctor: Command = {
 
 Runs every check tenexd start would, without starting: Node version, the signature verifier
 (bcrypto native after its self-test, else nostr-wasm, and why), how agents' programs are started
-(posix-spawn when its native module built at install, else child-process, and why), config.json and
+(posix-spawn when its native module built at install, else child-process, and why), whether
+freed memory is handed back (malloc_trim when its native module built, else none, and why), config.json and
 agents.json against their schemas, .tenex/ and everything in it private to its owner (no group
 or other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid,
 matching a declared pubkey), each command backend's program and ./ paths, then each relay in
@@ -60,6 +62,8 @@ async function configChecks(projectDir: string, env: NodeJS.ProcessEnv): Promise
     nodeCheck(),
     choiceCheck("verifier", () => choiceText(chooseVerifier(env)), VerifierChoiceError),
     choiceCheck("spawner", () => spawnerText(chooseSpawner(env)), SpawnerChoiceError),
+    // Passes either way: without it the daemon runs the same, a few MB larger.
+    { check: "memory trim", ok: true, detail: memoryTrimText(loadMemoryTrim()) },
   ];
   let files: ProjectFiles;
   try {
