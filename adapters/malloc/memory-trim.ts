@@ -34,6 +34,7 @@ export function loadMemoryTrim(): MemoryTrim {
   } catch (err) {
     return none(`native/malloc did not load: ${(err as Error).message}`);
   }
+  // A first trim, which also tells whether this is glibc.
   if (addon.trim() < 0) return none("this is not glibc's malloc");
   return { backend: "malloc_trim", trim: () => addon.trim() === 1 };
 }

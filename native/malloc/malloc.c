@@ -1,11 +1,11 @@
-// glibc's malloc_trim for tenexd (adapters/malloc/malloc-trim.ts).
+// glibc's malloc_trim for tenexd (adapters/malloc/memory-trim.ts).
 //
 // Why: glibc keeps what a thread's arena freed, and gives it back to the system only from the
 // top of the main thread's heap. The daemon's start (listing 20,000 logs, checking the index)
 // left 1-5 MB freed but resident in one thread's arena or another, a different amount at every
-// start, and the back-fill after it ~3 MB more: on the 1,000,000-event store 96.7-101.2 MB
-// resident once caught up, against 94.9-96.7 with the freed pages handed back
-// (docs/performance.md, session 29). malloc_trim(0) walks every arena and returns the whole
+// start, and the back-fill after it more: on the 1,000,000-event store 96.4-101.2 MB resident
+// once caught up, against 94.9-96.0 with the freed pages handed back before the ready line and
+// after the back-fill (docs/performance.md, session 29). malloc_trim(0) walks every arena and returns the whole
 // pages of its free chunks (madvise), keeping what is in use.
 //
 // One function: trim() -> 1 if memory was returned, 0 if there was none to return, -1 where

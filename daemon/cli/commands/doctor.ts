@@ -29,18 +29,18 @@ export const doctor: Command = {
   name: "doctor",
   usage: `Usage: tenexd doctor [--project DIR] [--json]
 
-Runs every check tenexd start would, without starting: Node version, the signature verifier
-(bcrypto native after its self-test, else nostr-wasm, and why), how agents' programs are started
-(posix-spawn when its native module built at install, else child-process, and why), whether
-freed memory is handed back (malloc_trim when its native module built, else none, and why), config.json and
-agents.json against their schemas, .tenex/ and everything in it private to its owner (no group
-or other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid,
-matching a declared pubkey), each command backend's program and ./ paths, then each relay in
-config.json relays (connected with a 4 s timeout, asked for the project's event with the key
-relayAuth.signer names): reachable, whether it requires NIP-42 AUTH and accepted ours; an
-unreachable relay or a refused AUTH is a failing row with the fix. Then the damage
-recorded in the logs (lines set aside, logs moved aside whole): each open record fails until it
-is cleared with \`tenexd damage --clear ID\`. Prints one row per check.
+Runs every check tenexd start would, without starting: Node version, the signature verifier (bcrypto
+native after its self-test, else nostr-wasm, and why), how agents' programs are started (posix-spawn
+when its native module built at install, else child-process, and why), whether freed memory is
+handed back (malloc_trim when its native module built, else none, and why), config.json and
+agents.json against their schemas, .tenex/ and everything in it private to its owner (no group or
+other access; the row gives the chmod that fixes it), each key (present, mode 0600, valid, matching
+a declared pubkey), each command backend's program and ./ paths, then each relay in config.json
+relays (connected with a 4 s timeout, asked for the project's event with the key relayAuth.signer
+names): reachable, whether it requires NIP-42 AUTH and accepted ours; an unreachable relay or a
+refused AUTH is a failing row with the fix. Then the damage recorded in the logs (lines set aside,
+logs moved aside whole): each open record fails until it is cleared with
+\`tenexd damage --clear ID\`. Prints one row per check.
 Exits 0 when all pass, 2 otherwise.`,
   options: {},
   async run(ctx) {
