@@ -4,11 +4,9 @@
 // meanwhile (docs/performance.md, "Agents started without a fork"). The module is optional: when
 // it did not build, `loadNativeSpawn` says why and the daemon uses child_process (fork-spawn.ts).
 
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { Socket } from "node:net";
 import { constants } from "node:os";
-import { fileURLToPath } from "node:url";
+import { loadAddon } from "../native/load-addon.js";
 import type { AgentProcess, ProgramEnd, ProgramRequest, SpawnProgram } from "./agent-process.js";
 import { errnoError, findProgram } from "./find-program.js";
 
@@ -17,18 +15,9 @@ interface Addon {
   spawn(path: string, argv: string[], envp: string[], cwd: string, onExit: (code: number | null, signal: number | null) => void): number[] | number;
 }
 
-// From the sources (adapters/spawn) and from the build (dist/adapters/spawn).
-const CANDIDATES = ["../../native/spawn/build/Release/spawn.node", "../../../native/spawn/build/Release/spawn.node"];
-
 export function loadNativeSpawn(): { spawn: SpawnProgram } | { reason: string } {
-  const file = CANDIDATES.map((c) => fileURLToPath(new URL(c, import.meta.url))).find((f) => existsSync(f));
-  if (file === undefined) return { reason: "native/spawn was not built at install (see npm ci's output; `npm run build:native` tries again)" };
-  try {
-    const addon = createRequire(import.meta.url)(file) as Addon;
-    return { spawn: (req) => nativeSpawn(addon, req) };
-  } catch (err) {
-    return { reason: `native/spawn did not load: ${(err as Error).message}` };
-  }
+  const addon = loadAddon<Addon>("spawn");
+  return "reason" in addon ? addon : { spawn: (req) => nativeSpawn(addon, req) };
 }
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));

@@ -8,8 +8,8 @@
 // after the back-fill (docs/performance.md, session 29). malloc_trim(0) walks every arena and returns the whole
 // pages of its free chunks (madvise), keeping what is in use.
 //
-// One function: trim() -> 1 if memory was returned, 0 if there was none to return, -1 where
-// this is not glibc.
+// trim() -> 1 if memory was returned, 0 if there was none to return, -1 where this is not
+// glibc; `glibc`: whether it is (so a caller can tell without trimming).
 
 #include <node_api.h>
 #ifdef __GLIBC__
@@ -31,5 +31,12 @@ NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "trim", NAPI_AUTO_LENGTH, trim, NULL, &fn);
   napi_set_named_property(env, exports, "trim", fn);
+  napi_value glibc;
+#ifdef __GLIBC__
+  napi_get_boolean(env, true, &glibc);
+#else
+  napi_get_boolean(env, false, &glibc);
+#endif
+  napi_set_named_property(env, exports, "glibc", glibc);
   return exports;
 }
