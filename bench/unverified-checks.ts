@@ -9,13 +9,24 @@ import type { Verdict } from "../adapters/verify/verify-protocol.js";
 
 const ok: Promise<Verdict> = Promise.resolve("ok");
 
-/**
- * From now on every OnDemandVerifier in this process answers "ok" without looking. `check` is
- * the route's only way to a verdict (daemon/engine/ingest/checks.ts; `verify` calls it):
- * test/integration/unverified-checks.test.ts fails should that change. Returns the undo.
- */
+// The route's two ways to a verdict (daemon/engine/ingest/checks.ts and route-slice.ts): `check`
+// for one event (`verify` calls it), `checkMany` for a relay's slice. A switch that covered only
+// the first left the live and back-fill paths verified in the "unverified" runs from the day the
+// slice route came (session 23) until session 30: test/integration/unverified-checks.test.ts
+// now drives both routes and fails should either reach a verdict another way.
+const SWITCHED = {
+  check: () => ok,
+  checkMany: (evs: readonly unknown[]) => Promise.resolve(evs.map((): Verdict => "ok")),
+} as const;
+
+/** From now on every OnDemandVerifier in this process answers "ok" without looking. Returns the undo. */
 export function switchVerificationOff(): () => void {
-  const check = Object.getOwnPropertyDescriptor(OnDemandVerifier.prototype, "check")!;
-  Object.defineProperty(OnDemandVerifier.prototype, "check", { ...check, value: () => ok });
-  return () => Object.defineProperty(OnDemandVerifier.prototype, "check", check);
+  const proto = OnDemandVerifier.prototype;
+  const saved = Object.keys(SWITCHED).map((name) => [name, Object.getOwnPropertyDescriptor(proto, name)!] as const);
+  for (const [name, descriptor] of saved) {
+    Object.defineProperty(proto, name, { ...descriptor, value: SWITCHED[name as keyof typeof SWITCHED] });
+  }
+  return () => {
+    for (const [name, descriptor] of saved) Object.defineProperty(proto, name, descriptor);
+  };
 }
