@@ -15,7 +15,13 @@
 // records, not the bare event, are the lines appended. Still no edge checks, no queues, no
 // arrival order across relays, no status, and the same two index rows.
 //
-//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain]   (DIR/index.sqlite: the count the benchmark polls)
+// With --job (the floor of the whole job) the host folds as --domain does and, instead of the two
+// rows, writes tenexd's own index: its schema, and the rows, words and aggregates its queries
+// read, written by tenexd's own index thread (adapters/sqlite-index/worker-index-writer.ts) from
+// the items tenexd's store makes (src/index-item.ts), one a conversation a flush, held while the
+// flush writes and syncs its lines and committed once they are durable (held-batch.ts).
+//
+//   node dist/bench/ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain | --job]   (DIR/index.sqlite: the count the benchmark polls)
 // With --backfill the events come from a first back-fill paged as the daemon pages it (the floor
 // of ingest_relay_200x50_evps), from SINCE (created_at) on if given (the floor of a catch-up,
 // catchup_10k_ratio: it keeps no conversation, so it has none to read); the host prints `start` on stdout as it begins (its connection
@@ -25,6 +31,11 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { previewOf } from "../adapters/sqlite-index/message-row.js";
+import { SqliteIndex, WorkerIndexWriter } from "../adapters/sqlite-index/index.js";
+import { indexItem } from "../src/index-item.js";
+import { projectRecipients } from "../src/messaging/recipients.js";
+import type { IndexItem } from "../src/ports.js";
+import type { LogRecord } from "../src/records.js";
 import { audienceOf } from "../src/backfill/project-filters.js";
 import { stamp } from "../src/conversation.js";
 import { applyRecords, emptyConversation } from "../src/conversation-reducer.js";
@@ -37,8 +48,9 @@ import { backfill, subscribeLive } from "./floor-subscribe.js";
 import type { FloorRow } from "./ingest-floor-worker.js";
 import { benchKeys, benchProjectInfo } from "./workload.js";
 
-const domain = process.argv.includes("--domain");
-const [url, dir, mode, sinceArg] = process.argv.slice(2).filter((a) => a !== "--domain") as (string | undefined)[];
+const job = process.argv.includes("--job");
+const domain = job || process.argv.includes("--domain");
+const [url, dir, mode, sinceArg] = process.argv.slice(2).filter((a) => a !== "--domain" && a !== "--job") as (string | undefined)[];
 const since = sinceArg === undefined ? undefined : Number(sinceArg);
 if (!url || !dir || (mode !== undefined && mode !== "--backfill") || (since !== undefined && !Number.isSafeInteger(since))) {
   throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain]");
@@ -47,9 +59,30 @@ if (!url || !dir || (mode !== undefined && mode !== "--backfill") || (since !== 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
 const BATCH = 64;
 
-const journal = await FloorJournal.open(dir, true);
 const verifiers = [0, 1].map(() => new Worker(WORKER, { workerData: { role: "verify" } }));
-const index = new Worker(WORKER, { workerData: { role: "index", path: join(dir, "index.sqlite") } });
+const index = job ? undefined : new Worker(WORKER, { workerData: { role: "index", path: join(dir, "index.sqlite") } });
+// --job: tenexd's own index (its schema, rows and aggregates) written by its own index thread.
+const sqlite = job ? new SqliteIndex({ path: join(dir, "index.sqlite") }) : undefined;
+const jobIndex = sqlite ? new WorkerIndexWriter(sqlite.path) : undefined;
+const recipientsOf = projectRecipients(benchProjectInfo(benchKeys()));
+// A flush's items, one a conversation (as tenexd's store commits them): records and recipients
+// in order, the row and numbers as of the last.
+let items = new Map<string, IndexItem>();
+let holding = false;
+// --job: a flush's index items held (applied in a transaction left open) while its lines are
+// written and synced, committed once they are durable, as tenexd's store does (held-batch.ts).
+const journal = await FloorJournal.open(dir, true, job ? {
+  writing: () => {
+    if (items.size === 0) return;
+    void jobIndex!.hold([...items.values()]);
+    items = new Map();
+    holding = true;
+  },
+  durable: () => {
+    if (holding) void jobIndex!.commit();
+    holding = false;
+  },
+} : undefined);
 
 // Batches to the verifiers, in turn; each answers its own in the order it got them.
 const sent = verifiers.map(() => [] as NostrEvent[][]);
@@ -84,10 +117,19 @@ const lastN = new Map<string, number>();
 let rows: FloorRow[] = [];
 function store(ev: NostrEvent): void {
   const conv = conversationFile(ev);
+  if (job) {
+    const fold = folded(conv, ev);
+    const item = itemOf(fold);
+    journal.append(conv, fold.line, undefined, () => {
+      const before = items.get(conv);
+      items.set(conv, before ? merged(before, item) : { ...item, records: [...item.records], recipients: [...item.recipients] });
+    });
+    return;
+  }
   const n = (lastN.get(conv) ?? 0) + 1;
   lastN.set(conv, n);
   const to = ev.tags.find((t) => t[0] === "p")?.[1] ?? ev.pubkey;
-  const line = domain ? folded(conv, ev) : `${JSON.stringify(ev)}\n`;
+  const line = domain ? folded(conv, ev).line : `${JSON.stringify(ev)}\n`;
   journal.append(conv, line, () => {
     if (rows.length === 0) setImmediate(flushRows);
     rows.push([conv, n, ev.id, ev.pubkey, ev.created_at, previewOf(ev.content), to]);
@@ -99,18 +141,46 @@ const project = benchProjectInfo(benchKeys());
 const conversations = new Map<string, Conversation>();
 const NOBODY = new Map<string, never>(); // every agent a mailbox, as in the daemon's bench project
 
-/** The event folded into its conversation; its records' lines. */
-function folded(id: string, ev: NostrEvent): string {
+interface Fold {
+  conv: Conversation;
+  records: LogRecord[];
+  /** The records' lines, what is appended. */
+  line: string;
+}
+
+/** The event folded into its conversation `id`. */
+function folded(id: string, ev: NostrEvent): Fold {
   let conv = conversations.get(id);
   if (!conv) conversations.set(id, (conv = emptyConversation(id, project.coordinate)));
   const records = stamp(conv, decideInbound(conv, ev, "relay", Date.now()));
   applyRecords(conv, records);
   decideRuns(conv, ev, project, NOBODY);
-  return records.map((r) => `${JSON.stringify(r)}\n`).join("");
+  return { conv, records, line: records.map((r) => `${JSON.stringify(r)}\n`).join("") };
+}
+
+// --job: each log's size, which tenexd's index keeps too (log_ends).
+const logBytes = new Map<string, number>();
+
+/** The index item of a fold's records, taken as they are folded (the conversation as of the last of them). */
+function itemOf({ conv, records, line }: Fold): IndexItem {
+  const bytes = (logBytes.get(conv.id) ?? 0) + Buffer.byteLength(line);
+  logBytes.set(conv.id, bytes);
+  return indexItem(conv, records, recipientsOf, bytes);
+}
+
+/** `b` added to `a` (a flush's item of the conversation so far, whose arrays are its own copies): `a`. */
+function merged(a: IndexItem, b: IndexItem): IndexItem {
+  (a.records as LogRecord[]).push(...b.records);
+  (a.recipients as (readonly string[])[]).push(...b.recipients);
+  if (Object.keys(b.turnNumbers).length > 0) a.turnNumbers = { ...a.turnNumbers, ...b.turnNumbers };
+  if (Object.keys(b.sessions).length > 0) a.sessions = { ...a.sessions, ...b.sessions };
+  a.row = b.row;
+  if (b.logBytes !== undefined) a.logBytes = b.logBytes;
+  return a;
 }
 
 function flushRows(): void {
-  index.postMessage(rows);
+  index!.postMessage(rows);
   rows = [];
 }
 
@@ -134,7 +204,9 @@ process.on("SIGTERM", () => {
   ws?.close();
   void journal.close().then(async () => {
     // The threads end themselves (a verifier terminated from outside inside bcrypto's native code aborts the process).
-    const threads = [...verifiers, index];
+    await jobIndex?.close();
+    sqlite?.close();
+    const threads = [...verifiers, ...(index ? [index] : [])];
     const ended = threads.map((w) => new Promise((r) => w.once("exit", r)));
     for (const w of threads) w.postMessage("close");
     await Promise.all(ended);

@@ -17,13 +17,16 @@ const HOST = join(import.meta.dirname, "ingest-floor-host.js");
 const START_TIMEOUT_MS = 30_000;
 
 /**
- * As liveRun (live-ingest.ts), for the floor host: the events, then `warm` timed apart. `domain`:
- * the host folds each event into its conversation too (ingest-floor-host.ts --domain).
+ * What the floor host does beside the plain floor (ingest-floor-host.ts): `domain` folds each
+ * event into its conversation too (--domain); `job` also writes tenexd's own index (--job).
  */
-export async function floorRun(events: readonly NostrEvent[], warm?: readonly NostrEvent[], domain = false): Promise<LiveRun> {
+export type FloorMode = "plain" | "domain" | "job";
+
+/** As liveRun (live-ingest.ts), for the floor host: the events, then `warm` timed apart. */
+export async function floorRun(events: readonly NostrEvent[], warm?: readonly NostrEvent[], mode: FloorMode = "plain"): Promise<LiveRun> {
   const replay = await startReplayRelay(events);
   const dir = mkdtempSync(join(tmpdir(), "tenexd-ingest-floor-"));
-  const host = spawn(process.execPath, [HOST, replay.url, dir, ...(domain ? ["--domain"] : [])], { stdio: ["ignore", "ignore", "inherit"] });
+  const host = spawn(process.execPath, [HOST, replay.url, dir, ...(mode === "plain" ? [] : [`--${mode}`])], { stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<void>((r) => host.once("exit", () => r()));
   try {
     const pid = host.pid!;

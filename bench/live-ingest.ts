@@ -42,13 +42,18 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
   const floors: LiveRun[] = [];
   const unverified: LiveRun[] = [];
   const domainFloors: LiveRun[] = [];
+  const jobFloors: LiveRun[] = [];
   const warm = inArrivalOrder(await loadDataset(SHAPES.warm200x50, ctx.progress));
   for (let i = 0; i < (ctx.quick ? 1 : RUNS); i++) {
     runs.push(await liveRun(events, warm));
     floors.push(await floorRun(events, warm));
     unverified.push(await liveRun(events, warm, { unverified: true }));
-    domainFloors.push(await floorRun(events, warm, true));
+    domainFloors.push(await floorRun(events, warm, "domain"));
+    jobFloors.push(await floorRun(events, warm, "job"));
   }
+  const job = medianRun(jobFloors);
+  const jobMains = sortedMainUs(jobFloors);
+  const jobWarm = medianRun(jobFloors.map((r) => r.warm!));
   const domain = medianRun(domainFloors);
   const domainMains = sortedMainUs(domainFloors);
   const domainWarm = medianRun(domainFloors.map((r) => r.warm!));
@@ -80,13 +85,15 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
       `event sent until the index held them all; daemon CPU ${round(cores, 2)} cores of ${ctx.cores} ` +
       `(${Math.round((cores * ms * 1000) / events.length)} µs an event in all its threads); ${ceiling?.text ?? "limit not measured"}; ` +
       `the measured floor of this design: ingest_live_floor_evps ${floor.run.rate} ev/s (${round(rate / floor.run.rate, 2)}× of it), ` +
-      `and with the conversation work ingest_live_domain_floor_evps ${domain.run.rate} ev/s (${round(rate / domain.run.rate, 2)}× of it)`,
+      `with the conversation work ingest_live_domain_floor_evps ${domain.run.rate} ev/s (${round(rate / domain.run.rate, 2)}× of it), ` +
+      `and with tenexd's own index as well, the floor of the whole job, ingest_live_job_floor_evps ${job.run.rate} ev/s (${round(rate / job.run.rate, 2)}× of it)`,
   }, {
     name: "ingest_live_warm_200x50_evps", value: warmRun.run.rate, unit: "ev/s", limit: warmFloor.run.rate,
     note: `as ingest_live_200x50_evps, ${warmText}; ${warmRun.spread ? `${warmRun.spread}; ` : ""}the median run: ${Math.round(warmRun.run.ms)} ms, ` +
       `daemon CPU ${round(warmRun.run.cores, 2)} cores (${Math.round((warmRun.run.cores * warmRun.run.ms * 1000) / warm.length)} µs an event in all its threads), ` +
       `main thread ${warmMains.join(", ")} µs an event. Limit: the floor's warm phase (${warmFloor.spread ? `${warmFloor.spread}; ` : ""}` +
-      `main thread ${sortedMainUs(floors.map((r) => r.warm!)).join(", ")} µs an event), so ${round(warmRun.run.rate / warmFloor.run.rate, 2)}× of it`,
+      `main thread ${sortedMainUs(floors.map((r) => r.warm!)).join(", ")} µs an event), so ${round(warmRun.run.rate / warmFloor.run.rate, 2)}× of it; ` +
+      `the whole job's floor's warm phase (ingest_live_job_floor_evps): ${jobWarm.run.rate} ev/s, so ${round(warmRun.run.rate / jobWarm.run.rate, 2)}× of it`,
   }, {
     name: "ingest_main_cpu_warm_us_per_event", value: median(warmMains), unit: "µs", limit: median(sortedMainUs(floors.map((r) => r.warm!))),
     note: `as ingest_main_cpu_us_per_event, over the warm phase of ingest_live_warm_200x50_evps: ${warmMains.join(", ")} µs; limit: the floor's warm phase`,
@@ -108,6 +115,16 @@ export async function benchLiveIngest(ctx: BenchContext): Promise<Figure[]> {
       `warm phase ${domainWarm.run.rate} ev/s, main thread ${sortedMainUs(domainFloors.map((r) => r.warm!)).join(", ")} µs. ` +
       `Limit: ingest_live_floor_evps, so ${round(domain.run.rate / floor.run.rate, 2)}× of it: what the domain costs; ` +
       `tenexd is ${round(rate / domain.run.rate, 2)}× of this: what the rest of its path costs`,
+  }, {
+    name: "ingest_live_job_floor_evps", value: job.run.rate, unit: "ev/s", limit: domain.run.rate,
+    note: `the floor host doing the whole job (ingest-floor-host.ts --job): as ingest_live_domain_floor_evps, and instead of its two rows an event ` +
+      `tenexd's own index (its schema, the rows, words and aggregates its queries read) written by tenexd's own index thread ` +
+      `(adapters/sqlite-index/worker-index-writer.ts), a flush's items (one a conversation) held while its lines are written and synced and ` +
+      `committed once they are durable, as tenexd's store does; still no edge checks, no queues, no arrival order, no status; each run right after ` +
+      `the domain floor's; ${job.spread ? `${job.spread}; ` : ""}the median run: ${Math.round(job.run.ms)} ms, CPU ${round(job.run.cores, 2)} cores; ` +
+      `main thread ${jobMains.join(", ")} µs an event; warm phase ${jobWarm.run.rate} ev/s (${jobWarm.spread || "one run"}), main thread ` +
+      `${sortedMainUs(jobFloors.map((r) => r.warm!)).join(", ")} µs. Limit: ingest_live_domain_floor_evps, so ${round(job.run.rate / domain.run.rate, 2)}× ` +
+      `of it: what tenexd's index costs the job; tenexd is ${round(rate / job.run.rate, 2)}× of this: what its path costs beyond the job`,
   }];
 }
 

@@ -14,6 +14,7 @@ import { InboundRoute, type SliceItem } from "../../daemon/engine/ingest/route.j
 import { SliceCollector } from "../../daemon/engine/ingest/slice-collector.js";
 import { ConversationStore } from "../../daemon/engine/store/conversation-store.js";
 import { DEFAULT_LIMITS } from "../../src/edge/validate-inbound.js";
+import type { RecipientsOf } from "../../src/messaging/recipients.js";
 import type { NostrEvent, ProjectInfo } from "../../src/types.js";
 
 export interface RouteFixtureOptions {
@@ -27,6 +28,8 @@ export interface RouteFixtureOptions {
   runnable?: ReadonlyMap<string, CommandAgent>;
   /** The log's file calls (default: the real ones). */
   fileOps?: FileOps;
+  /** Who a message is for (default: the store's, its `p` tags; the daemon's: projectRecipients). */
+  recipientsOf?: RecipientsOf;
 }
 
 /** Opens the route on `dir`; `checked` lists the ids whose signature was verified, in order. */
@@ -34,7 +37,10 @@ export async function openRoute(dir: string, project: ProjectInfo, o: RouteFixtu
   const log = new FileConversationLog(o.logDir ?? dir, o.fileOps ? { fileOps: o.fileOps } : {});
   const index = new SqliteIndex({ path: join(dir, "index.sqlite") });
   const queues = new ConversationQueues(o.concurrentConversations ?? 4);
-  const store = new ConversationStore({ log, index, isBusy: (id) => queues.isBusy(id), ...(o.maxCachedBytes ? { maxCachedBytes: o.maxCachedBytes } : {}) });
+  const store = new ConversationStore({
+    log, index, isBusy: (id) => queues.isBusy(id),
+    ...(o.maxCachedBytes ? { maxCachedBytes: o.maxCachedBytes } : {}), ...(o.recipientsOf ? { recipientsOf: o.recipientsOf } : {}),
+  });
   await store.init();
   const checked: string[] = [];
   const counters = new IngestCounters();
