@@ -9,8 +9,15 @@ import type Database from "better-sqlite3";
 const NO_AUTOMATIC_CHECKPOINT = "wal_autocheckpoint = 0";
 // PASSIVE: never waits for a reader; what a reader still needs is copied by a later checkpoint.
 const CHECKPOINT = "wal_checkpoint(PASSIVE)";
-/** About the 1,000 pages SQLite would wait for: ~1-2 KB of pages a record (messages, recipients, words). */
-export const CHECKPOINT_EVERY_RECORDS = 2_000;
+/**
+ * A quarter of the 1,000 pages SQLite would wait for (~1-2 KB of pages a record: messages,
+ * recipients, words). A checkpoint syncs the WAL and the database file, megabytes at once, and
+ * an urgent append's fdatasync (an agent's answer) that comes meanwhile waits for the disk: at
+ * every 2,000 records, under 2,000 ev/s, checkpoints took 70 ms on average (up to 107) and held
+ * 4-12 of 480 urgent appends over 20 ms (up to 58); at every 500, 27-31 ms (up to 41) and 2-5
+ * (up to 43), with no ingest rate lost (docs/performance.md, session 30).
+ */
+export const CHECKPOINT_EVERY_RECORDS = 500;
 
 export class DeferredCheckpoint {
   private since = 0;
