@@ -7,10 +7,12 @@
 // whose rate and main-thread CPU are the measured ceilings beside tenexd's. Each run then takes a
 // second 10,000 events (new conversations) timed apart: the warm figures, what a daemon that has
 // been running does (the first phase also pays V8's compilation of the path on its helper threads).
-// A third run each time has the daemon's signature checks switched off (verify-share.ts), and a
+// A third run each time has the daemon's signature checks switched off (verify-share.ts), a
 // fourth is the floor host folding each event into its conversation with tenexd's own domain
-// code (--domain): the floor of the job, so that the gap between tenexd and the floor splits into
-// what the conversation work costs and what the rest of the daemon's path does.
+// code (--domain), and a fifth that host writing tenexd's own index instead of its two rows an
+// event (--job): the floor of the whole job, so that the gap between tenexd and the floor splits
+// into what the conversation work costs, what the index costs and what the rest of the daemon's
+// path does.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
