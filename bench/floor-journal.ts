@@ -1,7 +1,7 @@
 // Group commit as the floor hosts do it (trigger-floor-host.ts, ingest-floor-host.ts): the least
 // a host must do to make lines durable. Lines wait for the next flush; a flush writes each file
-// it touched once and fdatasyncs it (and, for a new file, syncs its directory); what arrives
-// during a flush goes in the next. With `perConversation` false every line goes to one journal
+// it touched once and fdatasyncs it (and syncs the directory once if it created files); what
+// arrives during a flush goes in the next. With `perConversation` false every line goes to one journal
 // file at `path`; else `path` is a directory with a file per conversation, as tenexd's log.
 
 import { open, type FileHandle } from "node:fs/promises";

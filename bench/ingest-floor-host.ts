@@ -53,7 +53,7 @@ const domain = job || process.argv.includes("--domain");
 const [url, dir, mode, sinceArg] = process.argv.slice(2).filter((a) => a !== "--domain" && a !== "--job") as (string | undefined)[];
 const since = sinceArg === undefined ? undefined : Number(sinceArg);
 if (!url || !dir || (mode !== undefined && mode !== "--backfill") || (since !== undefined && !Number.isSafeInteger(since))) {
-  throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain]");
+  throw new Error("usage: ingest-floor-host.js RELAY_URL DIR [--backfill [SINCE]] [--domain | --job]");
 }
 
 const WORKER = join(import.meta.dirname, "ingest-floor-worker.js");
@@ -65,8 +65,8 @@ const index = job ? undefined : new Worker(WORKER, { workerData: { role: "index"
 const sqlite = job ? new SqliteIndex({ path: join(dir, "index.sqlite") }) : undefined;
 const jobIndex = sqlite ? new WorkerIndexWriter(sqlite.path) : undefined;
 const recipientsOf = projectRecipients(benchProjectInfo(benchKeys()));
-// A flush's items, one a conversation (as tenexd's store commits them): records and recipients
-// in order, the row and numbers as of the last.
+// --job: a flush's items, one a conversation (as tenexd's store commits them): records and
+// recipients in order, the row and numbers as of the last.
 let items = new Map<string, IndexItem>();
 let holding = false;
 // --job: a flush's index items held (applied in a transaction left open) while its lines are
@@ -203,9 +203,9 @@ if (mode === "--backfill") {
 process.on("SIGTERM", () => {
   ws?.close();
   void journal.close().then(async () => {
-    // The threads end themselves (a verifier terminated from outside inside bcrypto's native code aborts the process).
     await jobIndex?.close();
     sqlite?.close();
+    // The threads end themselves (a verifier terminated from outside inside bcrypto's native code aborts the process).
     const threads = [...verifiers, ...(index ? [index] : [])];
     const ended = threads.map((w) => new Promise((r) => w.once("exit", r)));
     for (const w of threads) w.postMessage("close");

@@ -74,6 +74,10 @@ describe("the bench's floor of the whole job (ingest-floor-host.ts --job)", () =
     let stderr = "";
     host.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((r) => host.once("exit", (code) => r(code)));
+    // Should the test stop early, the host must not outlive it.
+    stopped.push(async () => {
+      if (host.exitCode === null && host.signalCode === null) host.kill("SIGKILL");
+    });
     const floorIndex = join(floorDir, "index.sqlite");
     const indexed = () => {
       try {
