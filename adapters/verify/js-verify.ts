@@ -4,21 +4,9 @@
 // (it is loaded on first use): those are answered at once, in arrival order, as before.
 
 import { getEventHash, verifyEvent } from "nostr-tools/pure";
-import { isLowerHex } from "../../src/hex.js";
-import { isHex64, type NostrEvent } from "../../src/types.js";
+import type { NostrEvent } from "../../src/types.js";
+import { formVerdict } from "./event-form.js";
 import type { Verdict } from "./verify-protocol.js";
-
-/**
- * The verdict on the hex fields' form alone, undefined when they are well-formed. Only the exact
- * form (lowercase, full length) may reach a check: nostr-wasm parses hex leniently.
- */
-export function formVerdict(ev: NostrEvent): Verdict | undefined {
-  if (!isHex64(ev.id)) return "bad_id";
-  if (!isHex64(ev.pubkey) || !isLowerHex(ev.sig, 128)) {
-    return "bad_signature";
-  }
-  return undefined;
-}
 
 /** `ok`, `bad_id` (id ≠ sha256 of the NIP-01 serialization) or `bad_signature`. Never throws. */
 export function jsCheck(ev: NostrEvent): Verdict {

@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import type { NostrEvent } from "../../src/types.js";
-import { formVerdict } from "./js-verify.js";
+import { formVerdict } from "./event-form.js";
 import { loadNativeSchnorr, type NativeSchnorr } from "./native-schnorr.js";
 import type { Verdict } from "./verify-protocol.js";
 

@@ -8,7 +8,8 @@
 
 import { initNostrWasm } from "nostr-wasm";
 import type { NostrEvent } from "../../src/types.js";
-import { formVerdict, jsVerdict } from "./js-verify.js";
+import { formVerdict } from "./event-form.js";
+import { jsVerdict } from "./js-verify.js";
 import type { Verdict } from "./verify-protocol.js";
 
 // Compiling the module takes ~60 ms, once per thread, when this file is first imported.
