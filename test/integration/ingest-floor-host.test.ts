@@ -16,6 +16,7 @@ import { benchCoordinate, benchKeys, benchProjectInfo, inArrivalOrder, type Shap
 import type { NostrEvent } from "../../src/types.js";
 import { finalizeEvent } from "nostr-tools/pure";
 import { projectRecipients } from "../../src/messaging/recipients.js";
+import { eventually } from "../helpers/daemon.js";
 import { inSlices, openRoute } from "../helpers/route-fixture.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -41,14 +42,6 @@ function counts(path: string): Record<string, number> {
     return out;
   } finally {
     db.close();
-  }
-}
-
-async function until(what: string, probe: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -86,7 +79,7 @@ describe("the bench's floor of the whole job (ingest-floor-host.ts --job)", () =
         return 0;
       }
     };
-    await until(`the floor host indexed ${EVENTS} messages`, () => indexed() >= EVENTS).catch((e: Error) => {
+    await eventually(() => (indexed() >= EVENTS ? true : undefined), 30_000, `the floor host to index ${EVENTS} messages`).catch((e: Error) => {
       throw new Error(`${e.message} (its stderr: ${stderr})`);
     });
     host.kill("SIGTERM");
