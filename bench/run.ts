@@ -78,7 +78,7 @@ const TASKS: Task[] = [
   { id: "ingest", est: [8, 15], produces: ["ingest_1x5000_", "ingest_200x50_"], run: (ctx) => benchIngest(ctx) },
   { id: "live-ingest", est: [10, 30], produces: ["ingest_live_", "ingest_main_cpu_"], run: (ctx) => benchLiveIngest(ctx) },
   { id: "live-path", est: [45, 90], produces: ["live_path_"], run: (ctx) => benchLivePath(ctx) },
-  { id: "trigger-latency", est: [45, 45], produces: ["trigger_spawn_", "trigger_input_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
+  { id: "trigger-latency", est: [90, 90], produces: ["trigger_spawn_", "trigger_input_", "answer_to_relay_"], run: (ctx) => benchTriggerLatency(ctx) },
   {
     id: "relay-ingest", est: [8, 25], produces: ["ingest_relay_"],
     run: async (ctx, s) => {

@@ -16,6 +16,8 @@
 // Each figure's limit is the same sequence against a minimal host (trigger-floor-host.ts, one
 // journal); its notes add the same host with a file per conversation, and the daemon's own
 // account of its steps (the `latency` of its status: after the idle triggers, and at the end).
+// Two rounds, the hosts' order reversed in the second, each host started on a settled disk
+// (quiet-disk.ts); each figure is over both rounds' runs together.
 // Clocks: the script's `date +%s%N` and this process's realtimeMs() (realtime-clock.ts), both the
 // system's real-time clock. The spawn figure includes `sh` starting and one `date` (~1-2 ms).
 
@@ -29,6 +31,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { defaultSpawner, spawnerText } from "../adapters/spawn/spawner-choice.js";
 import type { NostrEvent } from "../src/types.js";
 import { round, type BenchContext } from "./bench-context.js";
+import { settleDisk } from "./quiet-disk.js";
 import { realtimeMs } from "./realtime-clock.js";
 import { writeBenchProject } from "./bench-project.js";
 import { daemonApi, logLine, pollFor, startDaemon } from "./child-daemon.js";
@@ -133,8 +136,8 @@ interface Latencies {
   backgroundEvents: number;
   /** Each later background (a host that has taken a burst already): its triggers, their answers, its rate as sent. */
   warm: { loadedMs: number[]; answerMs: number[]; pushedEvps: number }[];
-  /** The daemon's own account of its steps (its status), after the idle triggers and at the end. */
-  steps?: { idle: DaemonLatency; all: DaemonLatency };
+  /** The daemon's own account of its steps (its status), after the idle triggers and at the end, a round each. */
+  steps?: { idle: DaemonLatency; all: DaemonLatency }[];
 }
 
 type DaemonLatency = { trigger: LatencySummary; answer: LatencySummary; publish: LatencySummary };
@@ -238,7 +241,7 @@ async function daemonRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Ui
       const latency = async () => ((await daemonApi(project.tenexDir, "/api/v1/status")) as { latency: DaemonLatency }).latency;
       let idle: DaemonLatency | undefined;
       const run = await drive(relay, ownerKey(keys), agentPk, benchCoordinate(keys), backgrounds, log, async () => void (idle = await latency()));
-      return { ...run, steps: { idle: idle!, all: await latency() } };
+      return { ...run, steps: [{ idle: idle!, all: await latency() }] };
     } finally {
       await daemon.stop();
     }
@@ -267,6 +270,26 @@ async function floorRun(dir: string, keys: ReturnType<typeof benchKeys>, sk: Uin
   }
 }
 
+/** Which of n samples a p99 by nearest rank is, counted from the largest. */
+function p99Rank(n: number): string {
+  const k = n - Math.ceil(0.99 * n) + 1;
+  return k === 1 ? "the largest" : k === 2 ? "the second largest" : `the ${k}th largest`;
+}
+
+/** One host's rounds as one: their runs' samples together, the rates as sent at their lowest, the daemon's own steps round by round. */
+function pooled(runs: readonly Latencies[]): Latencies {
+  const all = (pick: (l: Latencies) => number[]) => runs.flatMap(pick);
+  const lowest = (xs: number[]) => Math.min(...xs);
+  return {
+    idleMs: all((l) => l.idleMs), idleInputMs: all((l) => l.idleInputMs), loadedMs: all((l) => l.loadedMs), answerMs: all((l) => l.answerMs),
+    pushedEvps: lowest(runs.map((l) => l.pushedEvps)), backgroundEvents: runs[0]!.backgroundEvents,
+    warm: runs[0]!.warm.map((_, k) => ({
+      loadedMs: all((l) => l.warm[k]!.loadedMs), answerMs: all((l) => l.warm[k]!.answerMs), pushedEvps: lowest(runs.map((l) => l.warm[k]!.pushedEvps)),
+    })),
+    steps: runs.flatMap((l) => l.steps ?? []),
+  };
+}
+
 /** "checked 0.4 / 1.1, staged …": each step's p50 / p99. */
 const stepsText = (l: LatencySummary) => l.steps.map((x) => `${x.step} ${x.p50} / ${x.p99} / ${x.max}`).join(", ");
 
@@ -277,22 +300,48 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
   const backgrounds = [await liveEvents(ctx), inArrivalOrder(await loadDataset(SHAPES.warm200x50, ctx.progress))];
   const dir = mkdtempSync(join(tmpdir(), "tenexd-trigger-bench-"));
   try {
-    const d = await daemonRun(dir, keys, generateSecretKey(), backgrounds);
-    const f = await floorRun(dir, keys, generateSecretKey(), backgrounds, "journal");
-    const ff = await floorRun(dir, keys, generateSecretKey(), backgrounds, "files");
+    // Two rounds, the hosts' order reversed in the second, each host on a settled disk: what the
+    // task before left on the disk, or the host before, falls on none of them, and each
+    // percentile is taken over twice the runs (the warm p99 over 100, not the largest of 50).
+    // A directory of its own for each host's run.
+    const own = (h: string) => mkdtempSync(join(dir, `${h}-`));
+    const hosts = {
+      d: () => daemonRun(own("d"), keys, generateSecretKey(), backgrounds),
+      f: () => floorRun(own("f"), keys, generateSecretKey(), backgrounds, "journal"),
+      ff: () => floorRun(own("ff"), keys, generateSecretKey(), backgrounds, "files"),
+    };
+    const rounds: Record<keyof typeof hosts, Latencies>[] = [];
+    const settled: number[] = [];
+    for (const order of [["d", "f", "ff"], ["ff", "f", "d"]] as const) {
+      const round = {} as Record<keyof typeof hosts, Latencies>;
+      for (const h of order) {
+        const s = await settleDisk(dir);
+        settled.push(s.quiet ? s.waitedMs : NaN);
+        round[h] = await hosts[h]();
+      }
+      rounds.push(round);
+    }
+    const [d, f, ff] = (["d", "f", "ff"] as const).map((h) => pooled(rounds.map((r) => r[h]))) as [Latencies, Latencies, Latencies];
     const [dw, fw, ffw] = [d.warm[0]!, f.warm[0]!, ff.warm[0]!];
     const stats = (xs: number[]) => `p50 ${round(pct(xs, 50), 1)}, p99 ${round(pct(xs, 99), 1)}, max ${round(Math.max(...xs), 1)} ms`;
     // The daemon and the floor host inherit this process's environment, and with it its choice.
     const started = `its program started with ${spawnerText(defaultSpawner())}, the floor's too`;
     const note = `tenexd as a child process, one command agent (/bin/sh script; ${started}), triggers = kind 11 roots from the owner p-tagging it, pushed down the live subscription of a loopback relay of the benchmark's own`;
-    const own = (l: DaemonLatency | undefined, what: string) => l ? `; the daemon's own steps (its status, ${what}, p50 / p99 / max ms): ${stepsText(l.trigger)}` : "";
-    const answerOwn = (l: DaemonLatency | undefined) => l ? `; the daemon's own steps (its status, all runs, p50 / p99 / max ms): ${stepsText(l.answer)}, ${stepsText(l.publish)}` : "";
+    const byRound = (ls: DaemonLatency[], text: (l: DaemonLatency) => string) => ls.map((l, k) => `round ${k + 1}: ${text(l)}`).join("; ");
+    const ownSteps = (ls: DaemonLatency[], what: string) => ls.length ? `; the daemon's own steps (its status, ${what}, p50 / p99 / max ms), ${byRound(ls, (l) => stepsText(l.trigger))}` : "";
+    const answerOwn = (ls: DaemonLatency[]) => ls.length ? `; the daemon's own steps (its status, all runs, p50 / p99 / max ms), ${byRound(ls, (l) => `${stepsText(l.answer)}, ${stepsText(l.publish)}`)}` : "";
+    const [idleSteps, allSteps] = [(d.steps ?? []).map((x) => x.idle), (d.steps ?? []).map((x) => x.all)];
+    const waits = settled.filter((ms) => !Number.isNaN(ms));
+    const disk = `; each host's run on a settled disk (bench/quiet-disk.ts: \`sync\`, then the device without I/O for 300 ms; ${waits.length} of ${settled.length} found quiet, after ${waits.length ? `${Math.round(Math.min(...waits))}-${Math.round(Math.max(...waits))} ms` : "-"}), two rounds, the hosts' order reversed in the second, their runs pooled`;
+    // Each round's first trigger is its host's first after the start.
+    const firsts = (h: keyof typeof hosts) => rounds.map((r) => r[h].idleMs[0]!);
+    const rest = (h: keyof typeof hosts) => rounds.flatMap((r) => r[h].idleMs.slice(1));
     const floor = `limit = the same sequence against a minimal host (bench/trigger-floor-host.ts: one process; each frame parsed, its signature checked natively, appended to one journal file fsync'd in group commit; the script spawned at once and given the event once it is durable, its answer signed, made durable and sent; no conversation state, no index)`;
     const files = `the same host with a file per conversation, as tenexd's log (a flush syncs every file it touched, a new file's directory too)`;
     return [
       {
         name: "trigger_spawn_p50_ms", value: round(pct(d.idleMs, 50), 1), unit: "ms", limit: round(pct(f.idleMs, 50), 1),
-        note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}${own(d.steps?.idle, "the idle triggers")}`,
+        note: `${note}; ${IDLE_TRIGGERS} triggers ${IDLE_GAP_MS} ms apart, idle daemon: ${stats(d.idleMs)}; from the frame sent to the script's first \`date\`; ${floor}: ${stats(f.idleMs)}; ${files}: ${stats(ff.idleMs)}${ownSteps(idleSteps, "the idle triggers")}${disk}`,
       },
       {
         name: "trigger_input_p50_ms", value: round(pct(d.idleInputMs, 50), 1), unit: "ms", limit: round(pct(f.idleInputMs, 50), 1),
@@ -300,17 +349,17 @@ export async function benchTriggerLatency(ctx: BenchContext): Promise<Figure[]> 
       },
       {
         name: "trigger_spawn_p99_ms", value: round(pct(d.idleMs, 99), 1), unit: "ms", limit: round(pct(f.idleMs, 99), 1),
-        note: `the same ${IDLE_TRIGGERS} triggers (p99 of ${IDLE_TRIGGERS} by nearest rank: the largest); the first after the start ` +
-          `(its code run for the first time) ${round(d.idleMs[0]!, 1)} ms, the p99 of the ${IDLE_TRIGGERS - 1} after it ${round(pct(d.idleMs.slice(1), 99), 1)} ms ` +
-          `(the floor's: ${round(f.idleMs[0]!, 1)} and ${round(pct(f.idleMs.slice(1), 99), 1)}); limit: the floor's`,
+        note: `the same ${d.idleMs.length} triggers (p99 by nearest rank: ${p99Rank(d.idleMs.length)}); each round's first after the start ` +
+          `(its code run for the first time) ${firsts("d").map((ms) => round(ms, 1)).join(" and ")} ms, the p99 of the ${rest("d").length} after them ${round(pct(rest("d"), 99), 1)} ms ` +
+          `(the floor's: ${firsts("f").map((ms) => round(ms, 1)).join(" and ")}, and ${round(pct(rest("f"), 99), 1)}); limit: the floor's`,
       },
       {
         name: "trigger_spawn_loaded_p99_ms", value: round(pct(d.loadedMs, 99), 1), unit: "ms", limit: round(pct(f.loadedMs, 99), 1),
-        note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}${own(d.steps?.all, "all triggers, idle and loaded")}`,
+        note: `${d.loadedMs.length} triggers among ${d.backgroundEvents} other events sent at ${BACKGROUND_EVPS} ev/s (achieved ${d.pushedEvps} ev/s; they set nobody to work): ${stats(d.loadedMs)}; the floor (achieved ${f.pushedEvps} ev/s): ${stats(f.loadedMs)}; a file per conversation (achieved ${ff.pushedEvps} ev/s): ${stats(ff.loadedMs)}${ownSteps(allSteps, "all triggers, idle and loaded")}`,
       },
       {
         name: "answer_to_relay_p99_ms", value: round(pct(d.answerMs, 99), 1), unit: "ms", limit: round(pct(f.answerMs, 99), 1),
-        note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}${answerOwn(d.steps?.all)}`,
+        note: `all ${d.answerMs.length} runs: from the script's last \`date\` (then it prints its answer and exits) to its signed reply received by the relay: ${stats(d.answerMs)}; the floor: ${stats(f.answerMs)}; a file per conversation: ${stats(ff.answerMs)}${answerOwn(allSteps)}`,
       },
       {
         name: "trigger_spawn_loaded_warm_p99_ms", value: round(pct(dw.loadedMs, 99), 1), unit: "ms", limit: round(pct(fw.loadedMs, 99), 1),
