@@ -29,6 +29,15 @@ export class LiveRing {
     return m;
   }
 
+  /**
+   * From here on changes go unrecorded (nobody follows them): a page that saw any message before
+   * must reload. The ring is emptied and an id is skipped, so every earlier id is behind it.
+   */
+  gap(): void {
+    this.items.length = 0;
+    this.last++;
+  }
+
   /** What came after `lastId`; not ok when some of it has already left the ring (or `lastId` is from another run). */
   after(lastId: number): Resume {
     if (!Number.isInteger(lastId) || lastId < 0 || lastId > this.last) return { ok: false };

@@ -19,6 +19,18 @@ describe("LiveRing", () => {
     expect(ring.after(9)).toEqual({ ok: false });
     expect(ring.after(Number("x"))).toEqual({ ok: false });
   });
+
+  it("after a gap (changes no longer recorded), refuses every page that saw something before it", () => {
+    const ring = new LiveRing(3);
+    for (let i = 0; i < 2; i++) ring.push("message", { i });
+    ring.gap();
+    expect(ring.after(2)).toEqual({ ok: false });
+    expect(ring.after(0)).toEqual({ ok: false });
+    // A page that joined after the gap (its hello carried the gap's id) resumes.
+    const from = ring.lastId;
+    ring.push("message", { i: 9 });
+    expect(ring.after(from)).toMatchObject({ ok: true, missed: [{ id: from + 1 }] });
+  });
 });
 
 describe("per-minute counts", () => {

@@ -5,6 +5,12 @@
 // that reconnects with Last-Event-ID gets what it missed, or "reload" when the ring no longer
 // holds it. While pages are connected, the status is pushed every ~1.5 s ("status"), carrying
 // the id of the last change, so a resume never skips one.
+//
+// The engine's changes are followed only while a page is open, and for a minute after the last
+// one leaves (a page whose stream dropped comes back within seconds, with its Last-Event-ID).
+// Followed with no page, every event taken in built two change objects and a ring entry for
+// nobody (~1.6 µs of the ingest path's main thread an event, and their garbage). What happens
+// while nobody follows is not in the ring: a page that saw anything before it is told to reload.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LiveRing, type LiveMessage } from "../../../src/dashboard/live-ring.js";
@@ -23,20 +29,26 @@ const PING_MS = 15_000;
 /** Bounds what a page left open can make the daemon hold. */
 const MAX_CLIENTS = 64;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** How long the changes are still followed after the last page left. */
+const LINGER_MS = 60_000;
 
 const frame = (m: { id: number; type: string; data: unknown }) => `id: ${m.id}\nevent: ${m.type}\ndata: ${JSON.stringify(m.data)}\n\n`;
 
 export class LiveStream {
   private readonly ring = new LiveRing(1000);
   private readonly clients = new Set<ServerResponse>();
-  private readonly unsubscribe: () => void;
+  /** Set while the engine's changes are followed. */
+  private unsubscribe: (() => void) | undefined;
+  private linger: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
   private ping: NodeJS.Timeout | undefined;
   private ticking = false;
 
-  constructor(private readonly source: LiveSource, private readonly readOnly: boolean) {
-    this.unsubscribe = source.changes?.((c) => this.publish(c)) ?? (() => undefined);
-  }
+  constructor(
+    private readonly source: LiveSource,
+    private readonly readOnly: boolean,
+    private readonly lingerMs = LINGER_MS,
+  ) {}
 
   get connected(): number {
     return this.clients.size;
@@ -55,21 +67,49 @@ export class LiveStream {
       if (!resume.ok) res.write(frame({ id: this.ring.lastId, type: "reload", data: { reason: "missed too much: reload the page" } }));
       else for (const m of resume.missed) res.write(frame(m));
     }
+    this.follow();
     res.write(frame({ id: this.ring.lastId, type: "hello", data: { readOnly: this.readOnly } }));
     this.clients.add(res);
     req.on("close", () => {
       this.clients.delete(res);
-      if (this.clients.size === 0) this.stopTimers();
+      if (this.clients.size === 0) this.left();
     });
     this.startTimers();
   }
 
+  /** Whether the engine's changes are followed now. */
+  get following(): boolean {
+    return this.unsubscribe !== undefined;
+  }
+
   /** Ends every stream (the server stops). */
   close(): void {
-    this.unsubscribe();
+    clearTimeout(this.linger);
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.stopTimers();
     for (const res of this.clients) res.end();
     this.clients.clear();
+  }
+
+  private follow(): void {
+    clearTimeout(this.linger);
+    this.linger = undefined;
+    if (!this.unsubscribe && this.source.changes) this.unsubscribe = this.source.changes((c) => this.publish(c));
+  }
+
+  /** The last page left: the changes are followed a while longer, for a page that comes back. */
+  private left(): void {
+    this.stopTimers();
+    clearTimeout(this.linger);
+    this.linger = setTimeout(() => {
+      this.linger = undefined;
+      if (this.clients.size > 0 || !this.unsubscribe) return;
+      this.unsubscribe();
+      this.unsubscribe = undefined;
+      this.ring.gap();
+    }, this.lingerMs);
+    this.linger.unref();
   }
 
   private publish(change: EngineChange): void {
