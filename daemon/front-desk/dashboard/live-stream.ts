@@ -77,11 +77,6 @@ export class LiveStream {
     this.startTimers();
   }
 
-  /** Whether the engine's changes are followed now. */
-  get following(): boolean {
-    return this.unsubscribe !== undefined;
-  }
-
   /** Ends every stream (the server stops). */
   close(): void {
     clearTimeout(this.linger);
