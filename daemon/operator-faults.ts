@@ -35,7 +35,7 @@ export function operatorFaultOf(err: unknown): OperatorFault | undefined {
   if (err instanceof ProjectLockedError) {
     return {
       code: "project_locked", status: 409, exitCode: OPERATOR_EXIT.LOCKED,
-      message: `another tenexd (pid ${err.pid}) is running on this project (it holds ${err.path}): stop it first (\`kill ${err.pid}\`, or Ctrl-C where it runs); the read commands ask it`,
+      message: `another tenexd (pid ${err.pid}) is running on this project (it holds ${err.path}): stop it first (\`tenexd stop\`, \`kill ${err.pid}\`, or Ctrl-C where it runs); the read commands ask it`,
     };
   }
   const storage = storageFaultOf(err);

@@ -22,6 +22,8 @@ export interface RunOptions {
   logger: Logger;
   /** Called once the daemon is ready and its API listens. */
   onReady?: (ready: Readiness) => void;
+  /** What `POST /api/v1/stop` (tenexd stop) calls: it should abort `signal`. Without it, no such endpoint. */
+  requestStop?: () => void;
 }
 
 export async function runDaemon(project: LoadedProject, opts: RunOptions): Promise<void> {
@@ -29,7 +31,7 @@ export async function runDaemon(project: LoadedProject, opts: RunOptions): Promi
   const engine = await Engine.start(project, { logger: opts.logger });
   let api: ApiServer | undefined;
   try {
-    api = await ApiServer.start(engine.ports(), project, opts.logger.child({ component: "api" }));
+    api = await ApiServer.start(engine.ports(), project, opts.logger.child({ component: "api" }), opts.requestStop ? { requestStop: opts.requestStop } : {});
     opts.onReady?.(engine.readiness());
     if (!opts.signal.aborted) {
       await new Promise<void>((done) => opts.signal.addEventListener("abort", () => done(), { once: true }));

@@ -72,6 +72,7 @@ describe("per-agent API tokens", () => {
     await forbidden(coder.close(asked.conversationId, { by: "coder" }), "owner_only");
     await forbidden(coder.reopen(asked.conversationId), "owner_only");
     await forbidden(coder.status(), "owner_only");
+    await forbidden(coder.stop(), "owner_only");
     const err = await refused(coder.reply({ from: "reviewer", conversation: asked.conversationId, content: "x" }));
     expect(err.message).toMatch(/coder's token.*cannot act as reviewer/);
     expect((await owner.auditTrail(asked.conversationId)).entries.length).toBe(before);

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { verifyEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NostrEvent } from "../../src/types.js";
-import { eventually, makeProject, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { eventually, makeProject, processAlive, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { apiGet, apiStatus, statusEventually } from "../helpers/daemon-api.js";
 import { newKey } from "../helpers/events.js";
 import { liveRaw, publishRaw, queryRaw, startTestRelay } from "../helpers/relay.js";
@@ -117,15 +117,6 @@ describe("today's TENEX dialect (kind 1), on a relay that requires AUTH for ever
   });
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("live operations: 24133 while agents work, a 24134 stop ends the work", () => {
   it("24133 names the working agent; the owner's stop kills its process and records the run stopped; 24133 then names none", async () => {
     const live = await liveRaw(url, { kinds: [24133] }, project.owner.sk);
@@ -141,13 +132,13 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
       expect(tagsNamed(started, "P")).toEqual([["P", project.owner.pubkey]]);
       const pidFile = join(project.dir, `sleeper-${root.id}.pid`);
       const pid = await eventually(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined), 20_000, "the coder's process");
-      expect(alive(pid)).toBe(true);
+      expect(processAlive(pid)).toBe(true);
 
       // A stop for another project, by the owner: refused, counted, and the coder works on.
       const elsewhere = stopRequest(keys.owner, `31933:${project.owner.pubkey}:another-project`, root.id, [project.agents.coder!]);
       await publish(elsewhere);
       await statusEventually(project.tenexDir, (s) => s.ingest?.rejected?.stop_other_project === 1 || undefined, 10_000, "the refused stop counted");
-      expect(alive(pid)).toBe(true);
+      expect(processAlive(pid)).toBe(true);
       // A stranger cannot even publish one on this relay: its AUTH is refused.
       const stranger = newKey();
       await expect(publishRaw(url, stopRequest(stranger, project.coordinate, root.id, [project.agents.coder!]), { auth: stranger.sk }))
@@ -155,7 +146,7 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
 
       const stop = stopRequest(keys.owner, project.coordinate, root.id, [project.agents.coder!]);
       await publish(stop);
-      await eventually(() => (alive(pid) ? undefined : true), 10_000, "the coder's process to be gone");
+      await eventually(() => (processAlive(pid) ? undefined : true), 10_000, "the coder's process to be gone");
       const run = await eventually(() => readLog(project.tenexDir, root.id).find((r) => r.t === "agent_run" && r.agent === project.agents.coder), 10_000, "the run's record");
       expect(run).toMatchObject({ outcome: "stopped", stoppedBy: { eventId: stop.id, by: project.owner.pubkey }, error: { kind: "stopped" } });
       await eventually(() => statusOf(false), 10_000, "a 24133 naming no agent");

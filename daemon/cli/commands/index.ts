@@ -20,6 +20,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./doctor.js")).doctor },
   { name: "start", summary: "Load the project in .tenex/ and run the daemon until SIGINT or SIGTERM",
     load: async () => (await import("./start.js")).start },
+  { name: "stop", summary: "Stop the daemon running on the project, cleanly (as SIGTERM), and wait until it has",
+    load: async () => (await import("../../front-desk/cli/stop.js")).stop },
   { name: "status", summary: "Show how the daemon is doing: relays, lag, back-fills, queues, rejections, errors, stuck turns, unread",
     load: async () => (await import("../../front-desk/cli/status.js")).status },
   { name: "conversations", summary: "List and search conversations (title or text, phase, status, participant), paginated",

@@ -16,8 +16,8 @@ export const start: Command = {
   usage: `Usage: tenexd start [--project DIR] [--json] [--log-json]
 
 Loads and validates <DIR>/.tenex/config.json, agents.json and every agent's key, prints what it
-loaded (project coordinate, agents, relays), then runs the daemon until SIGINT or SIGTERM.
-With --json the report is one JSON object on stdout. Logs go to stderr.
+loaded (project coordinate, agents, relays), then runs the daemon until SIGINT or SIGTERM, or
+until \`tenexd stop\`. With --json the report is one JSON object on stdout. Logs go to stderr.
 A configuration problem is reported with its file and field, and exits 2. Another tenexd running
 on the project exits 3; a .tenex that is not writable 4; no space left for it 5.`,
   options: {},
@@ -44,6 +44,12 @@ on the project exits 3; a .tenex that is not writable 4; no space left for it 5.
       const { runDaemon } = await import("../../run.js");
       await runDaemon(project, {
         signal: stop.signal, logger,
+        // Asked again while stopping: nothing more to do (a second signal, unlike this, means "now").
+        requestStop: () => {
+          if (stop.signal.aborted) return;
+          logger.info("stopping", { by: "tenexd stop" });
+          stop.abort();
+        },
         onReady: (r) => {
           const ready = { ready: true, ...r };
           ctx.stdout.write(ctx.json ? `${JSON.stringify(ready)}\n`

@@ -27,7 +27,7 @@ export function openOfflineStore(project: LoadedProject, what: string): OfflineS
     release = acquirePidLock(join(project.tenexDir, "daemon.pid"));
   } catch (err) {
     if (err instanceof ProjectLockedError) {
-      throw new CliError(`a tenexd (pid ${err.pid}) is running on this project: stop it before ${what} (\`kill ${err.pid}\`)`, "project_locked", EXIT.LOCKED);
+      throw new CliError(`a tenexd (pid ${err.pid}) is running on this project: stop it before ${what} (\`tenexd stop\`, or \`kill ${err.pid}\`)`, "project_locked", EXIT.LOCKED);
     }
     throw err;
   }

@@ -27,6 +27,8 @@ export interface Route {
   actor?: (req: Request) => unknown;
   /** Answer 201 (a message was published) instead of 200. */
   created?: boolean;
+  /** Called once its answer has been handed to the socket (not after an error). */
+  afterAnswer?: () => void;
 }
 
 /** A route whose handler gets its query parsed by `schema`. */

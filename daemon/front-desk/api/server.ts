@@ -13,6 +13,7 @@ import { readJsonBody } from "./body.js";
 import { ApiError, toApiError, type ErrorBody } from "./errors.js";
 import { readRoutes } from "./routes-read.js";
 import { routeQuery, Router } from "./router.js";
+import { stopRoute } from "./route-stop.js";
 import { writeRoutes } from "./routes-write.js";
 import { apiServices, type ApiServices } from "./services.js";
 import type { EnginePorts } from "../../../src/ports.js";
@@ -37,6 +38,8 @@ export interface ApiServerOptions {
    * no token or port file (no CLI may take this process for the daemon).
    */
   offline?: { port: number };
+  /** Asked by `POST /api/v1/stop` (tenexd stop), once its answer is sent: the daemon stops as on SIGTERM. */
+  requestStop?: () => void;
 }
 
 export class ApiServer {
@@ -57,7 +60,10 @@ export class ApiServer {
     const services = apiServices(ports, project);
     const sessions = new Sessions();
     let actual = 0;
-    const router = new Router([...readRoutes(services), ...writeRoutes(services), ...dashboardRoutes(services, project, sessions, () => actual)]);
+    const router = new Router([
+      ...readRoutes(services), ...writeRoutes(services), ...dashboardRoutes(services, project, sessions, () => actual),
+      ...(opts.requestStop ? [stopRoute(opts.requestStop)] : []),
+    ]);
     const token = newToken();
     // One token per mailbox agent (command agents never call the API: the daemon runs them).
     const agentTokens = new Map(project.agents.filter((a) => a.backend.type === "mailbox").map((a) => [a.slug, newToken()]));
@@ -156,6 +162,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, h: Handling): P
     const body = method === "POST" ? await readJsonBody(req) : {};
     authorise(route, who, { params, query, body }, h.agents);
     const result = await route.handler({ params, query, body });
+    if (route.afterAnswer) res.once("finish", route.afterAnswer);
     send(res, route.created ? 201 : 200, result);
   } catch (err) {
     const e = toApiError(err);

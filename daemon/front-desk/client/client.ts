@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { AgentInput } from "../../../src/agent-input.js";
 import type { OutputResult } from "../actions/mailbox.js";
+import type { StopAnswer } from "../api/route-stop.js";
 import type { AskRequest } from "../actions/ask.js";
 import type { DirectRequest } from "../actions/messaging.js";
 import type { MessageOptions, ReplyRequest } from "../actions/posting.js";
@@ -130,6 +131,11 @@ export class TenexClient implements ReadApi {
   /** Mailbox agents: act on a trigger with the same output object a command agent prints. */
   output(agent: string, req: { conversation: string; trigger?: string; output: unknown }): Promise<OutputResult> {
     return this.post(`/agents/${enc(agent)}/output`, req);
+  }
+
+  /** Asks the daemon to stop, as SIGTERM would (owner's token only); it answers before it stops. */
+  stop(): Promise<StopAnswer> {
+    return this.post("/stop", {});
   }
 
   /** A one-time login link for the dashboard (owner's token only). */
