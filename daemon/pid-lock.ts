@@ -1,5 +1,6 @@
 // One daemon per project directory: two writers on the same logs would interleave records.
-// The lock is `.tenex/daemon.pid`, holding its owner's pid. It appears whole or not at all: it is
+// The lock is `.tenex/daemon.pid`, holding its owner's pid and start time (lock-holder.ts: a pid
+// a crash left to another program is not an owner). It appears whole or not at all: it is
 // a file written aside and hard-linked into place (link(2) fails if the name exists). A lock
 // whose owner died (SIGKILL, crash) is taken over, and that is where several starters race:
 // removing it and creating a new one are two steps, and a taker that checked the old lock could
@@ -11,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, linkSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { holderAlive, isAlive, lockText, parseLock } from "./lock-holder.js";
 
 export class ProjectLockedError extends Error {
   override name = "ProjectLockedError";
@@ -26,24 +28,17 @@ const CLAIM_LEVELS = 8;
 /** Locks this process holds: its own pid in a lock file it does not hold means a dead earlier process. */
 const held = new Set<string>();
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 interface LockFile {
   ino: number;
   /** NaN when the content is not a pid (a lock an older tenexd died writing). */
   pid: number;
+  /** Its owner's start time (lock-holder.ts), when the lock says it. */
+  start?: string;
 }
 
-/** The lock file as it is now: its inode and pid, read from one open file; undefined when there is none. */
+/** The lock file as it is now: its inode, pid and owner's start time, read from one open file; undefined when there is none. */
 function readLock(path: string): LockFile | undefined {
   let fd: number;
   try {
@@ -53,16 +48,16 @@ function readLock(path: string): LockFile | undefined {
     throw err;
   }
   try {
-    const buf = Buffer.alloc(32);
+    const buf = Buffer.alloc(64);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    return { ino: fstatSync(fd).ino, pid: Number.parseInt(buf.toString("utf8", 0, n), 10) };
+    return { ino: fstatSync(fd).ino, ...parseLock(buf.toString("utf8", 0, n)) };
   } finally {
     closeSync(fd);
   }
 }
 
 // Our own pid in a lock we do not hold: an earlier process of ours that died (pid reuse, pid 1 in a container).
-const ownedByLiveOther = (l: LockFile) => Number.isInteger(l.pid) && l.pid > 0 && l.pid !== process.pid && alive(l.pid);
+const ownedByLiveOther = (l: LockFile) => l.pid !== process.pid && holderAlive(l);
 
 /** Creates `name` as a new link to `file`; false when the name exists. */
 function linkNew(file: string, name: string): boolean {
@@ -105,7 +100,7 @@ function takeOver(path: string, stale: LockFile, mine: string): boolean {
       }
       const taker = readLock(claim);
       if (!taker) return false; // its taker just finished: look at the lock again
-      if (Number.isInteger(taker.pid) && alive(taker.pid)) return false; // a live taker is at it
+      if (holderAlive(taker)) return false; // a live taker is at it
       claims.push(claim); // its taker died: the claim is void, go one level up
     }
     throw new Error(`cannot take over the stale lock ${path}: ${CLAIM_LEVELS} takeovers of it died; remove ${path} and ${path}.takeover-* by hand`);
@@ -121,7 +116,7 @@ export function acquirePidLock(path: string): () => void {
   const mine = `${path}.${process.pid}-${randomBytes(6).toString("hex")}`;
   const fd = openSync(mine, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
   try {
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, lockText(process.pid));
   } finally {
     closeSync(fd);
   }
@@ -149,8 +144,12 @@ function sweep(path: string): void {
     // A taker's own file is named after it (its content may not be written yet); a claim is
     // complete from the start (a link to such a file).
     const own = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
-    const pid = own ? Number(own[1]) : /^takeover-\d+-\d+$/.test(name.slice(prefix.length)) ? readLock(file)?.pid : undefined;
-    if (pid !== undefined && !(Number.isInteger(pid) && alive(pid))) unlinkQuiet(file);
+    if (own) {
+      if (!isAlive(Number(own[1]))) unlinkQuiet(file);
+    } else if (/^takeover-\d+-\d+$/.test(name.slice(prefix.length))) {
+      const claim = readLock(file);
+      if (claim && !holderAlive(claim)) unlinkQuiet(file);
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 // the command returns only once the project's lock is released, so a reindex can follow at once;
 // a second stop finds nothing to stop and says so. Written as an unlucky operator would meet it:
 // after a crash the lock may name a live process that is not tenexd (its pid reused), with the
-// dead daemon's port and token files still there; the command must not signal it.
+// dead daemon's port and token files still there; the command must not signal it. A lock that
+// records its owner's start time tells such a process from its owner: the project is free.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -74,6 +75,29 @@ describe("tenexd stop", () => {
       expect(stranger.exitCode).toBe(null);
       expect(stranger.signalCode).toBe(null);
       expect(processAlive(stranger.pid!)).toBe(true);
+    } finally {
+      stranger.kill("SIGKILL");
+    }
+  });
+
+  it("a lock left by a crash whose pid is another program's now (it started later): start takes the project, stop stops the daemon only", async () => {
+    const stranger = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      // A lock as a daemon that started at tick 1 after boot would have written it, its pid now the stranger's.
+      writeFileSync(join(project.tenexDir, "daemon.pid"), `${stranger.pid} 1\n`);
+      expect(JSON.parse(cliProcess(project, "stop", "--json").stdout)).toEqual({ stopped: false, running: false });
+      const daemon = await startDaemon(project.dir);
+      try {
+        const r = await cli(project, "stop");
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^stopped tenexd \\(pid ${daemon.child.pid}\\) in \\d+ ms\n$`));
+        expect(await daemon.stop()).toBe(0);
+      } finally {
+        await daemon.kill();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(stranger.exitCode).toBe(null);
+      expect(stranger.signalCode).toBe(null);
     } finally {
       stranger.kill("SIGKILL");
     }

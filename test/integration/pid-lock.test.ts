@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lockText, parseLock } from "../../daemon/lock-holder.js";
 import { acquirePidLock, ProjectLockedError } from "../../daemon/pid-lock.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "pid-lock-child.mjs");
@@ -111,9 +112,28 @@ describe("the pid lock under concurrent takers", () => {
     writeFileSync(`${path}.takeover-${statSync(path).ino}-0`, `${dead}\n`);
     writeFileSync(`${path}.${dead}-0a1b2c`, `${dead}\n`);
     const release = acquirePidLock(path);
-    expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+    expect(readFileSync(path, "utf8")).toBe(lockText(process.pid));
     release();
     expect(readdirSync(dir).filter((f) => f.startsWith("half.pid"))).toEqual([]);
+  });
+
+  it("a lock whose pid lives but started at another time (a crash's pid, another program's now) is taken over; its true owner's is not", () => {
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      const path = join(dir, "reused.pid");
+      // Written by a daemon that started at tick 1 after boot: not the live process of that pid.
+      writeFileSync(path, `${other.pid} 1\n`);
+      const release = acquirePidLock(path);
+      expect(parseLock(readFileSync(path, "utf8")).pid).toBe(process.pid);
+      release();
+      // The same pid with its own start time: its owner, alive.
+      writeFileSync(path, lockText(other.pid!));
+      expect(parseLock(readFileSync(path, "utf8")).start).toMatch(/^\d+$/);
+      expect(() => acquirePidLock(path)).toThrow(ProjectLockedError);
+      expect(other.exitCode).toBe(null);
+    } finally {
+      other.kill("SIGKILL");
+    }
   });
 
   it("in one process: a second acquire of a held lock is refused; release is idempotent", () => {

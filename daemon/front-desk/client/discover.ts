@@ -4,6 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { holderAlive, parseLock } from "../../lock-holder.js";
 import { agentTokenFile, PORT_FILE, TOKEN_FILE } from "../api/token.js";
 
 export interface DaemonEndpoint {
@@ -20,19 +21,12 @@ const readTrimmed = (file: string): string | undefined => {
   }
 };
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** The pid of the daemon holding the project's lock, if one is alive. */
+/** The pid of the daemon holding the project's lock, if it is alive (and not a pid a crash left to another program). */
 export function runningDaemonPid(tenexDir: string): number | undefined {
-  const pid = Number.parseInt(readTrimmed(join(tenexDir, "daemon.pid")) ?? "", 10);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  const text = readTrimmed(join(tenexDir, "daemon.pid"));
+  if (text === undefined) return undefined;
+  const lock = parseLock(text);
+  return holderAlive(lock) ? lock.pid : undefined;
 }
 
 /**
