@@ -11,8 +11,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "../../daemon/lock-holder.js";
 import { TenexClient } from "../../daemon/front-desk/client/client.js";
-import { processAlive, readLog, startDaemon, type TestProject } from "../helpers/daemon.js";
+import { readLog, startDaemon, type TestProject } from "../helpers/daemon.js";
 import { cli, cliProcess, endpointOf, mailboxProject } from "./api-fixture.js";
 
 let tmp: string;
@@ -74,7 +75,7 @@ describe("tenexd stop", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(stranger.exitCode).toBe(null);
       expect(stranger.signalCode).toBe(null);
-      expect(processAlive(stranger.pid!)).toBe(true);
+      expect(isAlive(stranger.pid!)).toBe(true);
     } finally {
       stranger.kill("SIGKILL");
     }

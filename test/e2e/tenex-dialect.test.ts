@@ -17,8 +17,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyEvent } from "nostr-tools/pure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "../../daemon/lock-holder.js";
 import type { NostrEvent } from "../../src/types.js";
-import { eventually, makeProject, processAlive, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
+import { eventually, makeProject, projectKeys, readLog, ROOT, startDaemon, type RunningDaemon, type TestProject } from "../helpers/daemon.js";
 import { apiGet, apiStatus, statusEventually } from "../helpers/daemon-api.js";
 import { newKey } from "../helpers/events.js";
 import { liveRaw, publishRaw, queryRaw, startTestRelay } from "../helpers/relay.js";
@@ -132,13 +133,13 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
       expect(tagsNamed(started, "P")).toEqual([["P", project.owner.pubkey]]);
       const pidFile = join(project.dir, `sleeper-${root.id}.pid`);
       const pid = await eventually(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined), 20_000, "the coder's process");
-      expect(processAlive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
 
       // A stop for another project, by the owner: refused, counted, and the coder works on.
       const elsewhere = stopRequest(keys.owner, `31933:${project.owner.pubkey}:another-project`, root.id, [project.agents.coder!]);
       await publish(elsewhere);
       await statusEventually(project.tenexDir, (s) => s.ingest?.rejected?.stop_other_project === 1 || undefined, 10_000, "the refused stop counted");
-      expect(processAlive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
       // A stranger cannot even publish one on this relay: its AUTH is refused.
       const stranger = newKey();
       await expect(publishRaw(url, stopRequest(stranger, project.coordinate, root.id, [project.agents.coder!]), { auth: stranger.sk }))
@@ -146,7 +147,7 @@ describe("live operations: 24133 while agents work, a 24134 stop ends the work",
 
       const stop = stopRequest(keys.owner, project.coordinate, root.id, [project.agents.coder!]);
       await publish(stop);
-      await eventually(() => (processAlive(pid) ? undefined : true), 10_000, "the coder's process to be gone");
+      await eventually(() => (isAlive(pid) ? undefined : true), 10_000, "the coder's process to be gone");
       const run = await eventually(() => readLog(project.tenexDir, root.id).find((r) => r.t === "agent_run" && r.agent === project.agents.coder), 10_000, "the run's record");
       expect(run).toMatchObject({ outcome: "stopped", stoppedBy: { eventId: stop.id, by: project.owner.pubkey }, error: { kind: "stopped" } });
       await eventually(() => statusOf(false), 10_000, "a 24133 naming no agent");

@@ -108,16 +108,6 @@ export async function startDaemon(dir: string, timeoutMs = 20_000): Promise<Runn
   };
 }
 
-/** Whether a process of that pid exists (signal 0: nothing is sent). */
-export const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Polls `check` until it returns a value (not undefined) or the time is up. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, what = "condition"): Promise<T> {
   const until = Date.now() + timeoutMs;

@@ -37,15 +37,15 @@ or the daemon has not stopped in time.
         say(ctx, { stopped: false, running: false }, `no tenexd is running on ${ctx.projectDir}`);
         return EXIT.OK;
       }
+      const silent = (why: string) => new CliError(`pid ${holder} holds the project's lock but does not answer (${why}): a daemon still starting, a reindex or an import (try again once it is done), or, after a crash, another program that now has that pid (then remove ${join(tenexDir, "daemon.pid")})`, "daemon_unreachable");
       const endpoint = discoverDaemon(tenexDir);
+      if (!endpoint) throw silent("it has no API listening");
       const started = Date.now();
       let pid: number;
       try {
-        if (!endpoint) throw new DaemonUnreachableError("it has no API listening");
         ({ pid } = await new TenexClient(endpoint).stop());
       } catch (err) {
-        if (!(err instanceof DaemonUnreachableError)) throw err;
-        throw new CliError(`pid ${holder} holds the project's lock but does not answer (${err.message}): a daemon still starting, a reindex or an import (try again once it is done), or, after a crash, another program that now has that pid (then remove ${join(tenexDir, "daemon.pid")})`, err.code);
+        throw err instanceof DaemonUnreachableError ? silent(err.message) : err;
       }
       // Stopped once the lock is no longer this daemon's: released, or its process gone.
       while (runningDaemonPid(tenexDir) === pid) {
